@@ -1,0 +1,48 @@
+"""The README's promises: two set-up commands that CI really runs, and a true chapter list."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text()
+
+
+def setup_commands() -> list[str]:
+    """The fenced bash commands of the README's "Set up" section, in order."""
+    section = README.split("## Set up", 1)[1].split("\n## ", 1)[0]
+    return [block.strip() for block in re.findall(r"```bash\n(.*?)```", section, re.S)]
+
+
+def test_readme_states_exactly_two_setup_commands():
+    commands = setup_commands()
+    assert len(commands) == 2, f"expected 2 set-up commands in the README, found {commands}"
+    for command in commands:
+        assert "\n" not in command, f"a set-up command should be one line, found:\n{command}"
+
+
+def test_first_command_opens_the_welcome_chapter():
+    open_notebooks = setup_commands()[0]
+    assert open_notebooks.endswith("jupyter lab chapters/00_welcome.ipynb")
+    assert (ROOT / "chapters" / "00_welcome.ipynb").exists()
+
+
+def test_ci_runs_the_readme_test_command_verbatim():
+    ci_lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+    test_command = setup_commands()[1]
+    assert test_command in ci_lines, f".ci/run does not run the README's command: {test_command}"
+
+
+def test_chapter_table_matches_the_notebooks_on_disk():
+    listed = re.findall(r"^\| (\d\d) \| `(\w+)`( \*\(coming\)\*)? \|", README, re.M)
+    assert listed, "the README should list the chapters in a table"
+    on_disk = {path.stem for path in (ROOT / "chapters").glob("*.ipynb")}
+    for number, name, coming in listed:
+        assert name.startswith(number), f"chapter {name} is listed under number {number}"
+        if coming:
+            assert name not in on_disk, f"{name} exists; drop its '(coming)' mark in the README"
+        else:
+            assert name in on_disk, f"the README lists {name}, but chapters/{name}.ipynb is missing"
+    listed_names = {name for _, name, _ in listed}
+    assert on_disk <= listed_names, f"chapters missing from the README: {on_disk - listed_names}"

@@ -1,0 +1,43 @@
+"""The grader behind `tinycomp grade`: run the graded tests, score each task, report.
+
+How the pieces fit, in the order they run:
+
+- `tasks`: find the project and its chapters; read the tasks from the stubs'
+  `# TODO(Task NN.k): title` lines.
+- `loader`: import an exercise file by path (a broken file fails alone).
+- `checks`: the helpers graded tests use to say what was expected and found.
+- `plugin` + `outcomes`: inside pytest, log each test's status and message.
+- `runner`: run pytest in a subprocess, survive hangs and crashes.
+- `scoring`: combine test outcomes into one grade per task.
+- `grader`: `grade()`, the whole pipeline as one call.
+- `report` and `gradescope`: the terminal table and `results.json`.
+"""
+
+from tinycomp.grading.checks import (
+    GradingFailure,
+    describe_call,
+    expect_array_close,
+    expect_close,
+    expect_equal,
+    expect_instance,
+    expect_text,
+)
+from tinycomp.grading.grader import grade
+from tinycomp.grading.outcomes import Status
+from tinycomp.grading.scoring import GradeReport, TaskResult
+from tinycomp.grading.tasks import GradingError
+
+__all__ = [
+    "GradeReport",
+    "GradingError",
+    "GradingFailure",
+    "Status",
+    "TaskResult",
+    "describe_call",
+    "expect_array_close",
+    "expect_close",
+    "expect_equal",
+    "expect_instance",
+    "expect_text",
+    "grade",
+]

@@ -1,0 +1,24 @@
+"""Performance models: how fast can a kernel possibly run, and what limits it?"""
+
+from tinycomp.perf.roofline import (
+    A100_FP32,
+    H100_FP32,
+    H100_TENSOR_FP16,
+    KernelCost,
+    Machine,
+    matmul_cost,
+    softmax_cost,
+)
+from tinycomp.perf.roofline_plot import roofline_picture, roofline_table
+
+__all__ = [
+    "A100_FP32",
+    "H100_FP32",
+    "H100_TENSOR_FP16",
+    "KernelCost",
+    "Machine",
+    "matmul_cost",
+    "roofline_picture",
+    "roofline_table",
+    "softmax_cost",
+]

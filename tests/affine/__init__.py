@@ -1,0 +1,1 @@
+"""Tests of tinycomp.affine: expressions, maps, sets, footprints, the parser."""

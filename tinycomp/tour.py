@@ -5,6 +5,8 @@ Chapter 00 draws it, the README shows it, and later chapters highlight their own
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 from tinycomp.viz.graph import Graph
 
 __all__ = ["STAGES", "TARGETS", "pipeline_graph"]
@@ -49,7 +51,7 @@ def pipeline_graph(highlight: str | None = None) -> Graph:
 
     for stage_id, label, chapters in STAGES:
         add(stage_id, label, chapters)
-    for (before, _, _), (after, _, _) in zip(STAGES, STAGES[1:]):
+    for (before, _, _), (after, _, _) in pairwise(STAGES):
         graph.edge(before, after)
     for stage_id, label, chapters in TARGETS:
         add(stage_id, label, chapters, cluster=targets)

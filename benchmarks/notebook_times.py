@@ -41,8 +41,12 @@ def time_notebook(path: Path) -> dict:
         True
     """
     notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, timeout=600, kernel_name="python3",
-                            resources={"metadata": {"path": str(path.parent)}})
+    client = NotebookClient(
+        notebook,
+        timeout=600,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     cell_times: list[tuple[float, int]] = []
     original_execute_cell = client.async_execute_cell
 
@@ -91,8 +95,13 @@ def main(argv: list[str] | None = None) -> int:
             results.append(row)
             ratio = row["seconds"] / AIM_SECONDS
             colour = "green" if ratio < 1 else "red"
-            table.add_row(path.name, f"{row['seconds']:.1f}", f"[{colour}]{ratio:.2f}x[/]",
-                          str(row["slowest_cell"]), f"{row['slowest_cell_seconds']:.1f}")
+            table.add_row(
+                path.name,
+                f"{row['seconds']:.1f}",
+                f"[{colour}]{ratio:.2f}x[/]",
+                str(row["slowest_cell"]),
+                f"{row['slowest_cell_seconds']:.1f}",
+            )
     console.print(table)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2) + "\n")

@@ -26,8 +26,10 @@ def test_ruff_is_clean():
     command = ruff_command()
     if command is None:
         pytest.skip("ruff is not installed (it comes with the [dev] extra)")
-    folders = [name for name in ("tinycomp", "tests", "exercises", "solutions", "benchmarks")
-               if (ROOT / name).exists()]
-    result = subprocess.run([*command, "check", *folders], cwd=ROOT, capture_output=True,
-                            text=True)
+    folders = [
+        name
+        for name in ("tinycomp", "tests", "exercises", "solutions", "benchmarks")
+        if (ROOT / name).exists()
+    ]
+    result = subprocess.run([*command, "check", *folders], cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, f"ruff found problems:\n{result.stdout}{result.stderr}"

@@ -110,12 +110,17 @@ def test_matmul_counts_agree_with_the_library_on_random_shapes(impl):
     for m, n, k in rng.integers(1, 5000, size=(20, 3)).tolist():
         for itemsize in (2, 4):
             cost = matmul_cost(m, n, k, itemsize)
-            expect_equal(describe_call(impl.matmul_flops, m, n, k),
-                         impl.matmul_flops(m, n, k), cost.flops)
-            expect_equal(describe_call(impl.matmul_bytes, m, n, k, itemsize),
-                         impl.matmul_bytes(m, n, k, itemsize), cost.bytes)
-            bound, attainable = impl.roofline_bound(cost.intensity, A100_FP32.peak_flops,
-                                                    A100_FP32.bandwidth)
+            expect_equal(
+                describe_call(impl.matmul_flops, m, n, k), impl.matmul_flops(m, n, k), cost.flops
+            )
+            expect_equal(
+                describe_call(impl.matmul_bytes, m, n, k, itemsize),
+                impl.matmul_bytes(m, n, k, itemsize),
+                cost.bytes,
+            )
+            bound, attainable = impl.roofline_bound(
+                cost.intensity, A100_FP32.peak_flops, A100_FP32.bandwidth
+            )
             what = f"roofline_bound of {cost.name} on {A100_FP32.name}"
             expect_equal(what, bound, A100_FP32.bound(cost.intensity))
             expect_close(what, attainable, A100_FP32.attainable(cost.intensity), unit="FLOP/s")
@@ -126,7 +131,13 @@ def test_fused_softmax_counts_agree_with_the_library_on_random_shapes(impl):
     rng = np.random.default_rng(1)
     for rows, cols in rng.integers(1, 5000, size=(20, 2)).tolist():
         cost = softmax_cost(rows, cols, itemsize=4)
-        expect_equal(describe_call(impl.softmax_flops, rows, cols),
-                     impl.softmax_flops(rows, cols), cost.flops)
-        expect_equal(describe_call(impl.softmax_bytes, rows, cols, 4),
-                     impl.softmax_bytes(rows, cols, 4), cost.bytes)
+        expect_equal(
+            describe_call(impl.softmax_flops, rows, cols),
+            impl.softmax_flops(rows, cols),
+            cost.flops,
+        )
+        expect_equal(
+            describe_call(impl.softmax_bytes, rows, cols, 4),
+            impl.softmax_bytes(rows, cols, 4),
+            cost.bytes,
+        )

@@ -128,5 +128,6 @@ def softmax_cost(rows: int, cols: int, itemsize: int = 4) -> KernelCost:
     (5242880, 8388608, 0.625)
     """
     elements = rows * cols
-    return KernelCost(name=f"softmax {rows}x{cols}", flops=5 * elements,
-                      bytes=2 * elements * itemsize)
+    return KernelCost(
+        name=f"softmax {rows}x{cols}", flops=5 * elements, bytes=2 * elements * itemsize
+    )

@@ -54,14 +54,26 @@ def roofline_picture(machine: Machine, kernels: Sequence[KernelCost]) -> Picture
     fig, ax = new_figure(figsize=(6.5, 4.0))
     ax.plot(x, roof, color="#444444", linewidth=2, label="roof")
     ax.axvline(machine.ridge_point, color="#999999", linestyle=":", linewidth=1)
-    ax.annotate(f"ridge {machine.ridge_point:.3g}", (machine.ridge_point, roof.min()),
-                textcoords="offset points", xytext=(4, 4), color="#666666", fontsize=9)
+    ax.annotate(
+        f"ridge {machine.ridge_point:.3g}",
+        (machine.ridge_point, roof.min()),
+        textcoords="offset points",
+        xytext=(4, 4),
+        color="#666666",
+        fontsize=9,
+    )
     for index, kernel in enumerate(kernels):
         attainable = machine.attainable(kernel.intensity) / 1e12
         color = PALETTE[index % len(PALETTE)]
         ax.plot([kernel.intensity], [attainable], "o", color=color, markersize=8)
-        ax.annotate(kernel.name, (kernel.intensity, attainable), textcoords="offset points",
-                    xytext=(6, -12), color=color, fontsize=9)
+        ax.annotate(
+            kernel.name,
+            (kernel.intensity, attainable),
+            textcoords="offset points",
+            xytext=(6, -12),
+            color=color,
+            fontsize=9,
+        )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (FLOP/byte)")

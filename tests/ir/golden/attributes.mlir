@@ -1,0 +1,6 @@
+// Every kind of attribute, in the attribute dictionary of an unregistered op.
+#map = affine_map<(d0, d1)[s0] -> (d0 + s0, d1 * 4)>
+#set = affine_set<(d0)[s0] : (d0 - s0 >= 0, -d0 + 10 >= 0)>
+module {
+  "test.attrs"() {array = [1 : i32, "two", [], [unit]], bool_f = false, bool_t = true, dense_arr_bool = array<i1: true, false>, dense_arr_empty = array<i64>, dense_arr_f = array<f32: 1.500000e+00, -2.000000e+00>, dense_arr_i = array<i64: 1, -2, 3>, dict = {a = 1 : i64, "b c", nested = {}}, elements = dense<[[1.000000e+00, 2.000000e+00]]> : tensor<1x2xf32>, elements_bool = dense<true> : tensor<3xi1>, elements_index = dense<[0, 1]> : vector<2xindex>, float = 1.500000e+00 : f64, float_bf16 = -2.500000e-01 : bf16, float_f16 = 6.550400e+04 : f16, float_hex = 0x7FC00000 : f32, float_long = 0.30000000000000004 : f64, float_neg_zero = -0.000000e+00 : f32, int = 42 : i64, int_index = -1 : index, int_wide = -1 : i128, map = #map, opaque = #linalg.iterator_type<parallel>, opaque_quoted = #foo<"a > b">, set = #set, str = "line\0Aquote\22 tab\09 \E2\82\AC", strided = strided<[?, 1], offset: ?>, symbol = @main, symbol_nested = @outer::@inner, symbol_quoted = @"my func", type = tensor<4xf32>, type_fn = (f32) -> f32, unit} : () -> ()
+}

@@ -1,0 +1,14 @@
+"""The dialects of the IR core. Importing this package registers them all.
+
+* ``builtin``: ``module``, ``unrealized_conversion_cast``
+* ``func``: ``func.func``, ``func.return``, ``func.call``
+* ``arith``: constants, arithmetic, comparisons, casts (``arith_*.py`` by role)
+* ``cf``: ``cf.br``, ``cf.cond_br``
+
+Other dialects (math, memref, scf, affine, linalg, tensor...) live in their own modules
+and register themselves the same way when imported.
+"""
+
+from tinycomp.ir.dialects import arith, builtin, cf, func
+
+__all__ = ["arith", "builtin", "cf", "func"]

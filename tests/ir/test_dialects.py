@@ -145,5 +145,5 @@ def test_registering_a_second_class_for_a_name_fails():
 
 
 def test_unknown_custom_op_message_suggests_the_generic_form():
-    with pytest.raises(Exception, match='use the generic form "scf.for"'):
-        parse("func.func @f() {\n  scf.for\n}")
+    with pytest.raises(Exception, match='use the generic form "nope.for"'):
+        parse("func.func @f() {\n  nope.for\n}")

@@ -9,6 +9,12 @@ Other dialects (math, memref, scf, affine, linalg, tensor...) live in their own 
 and register themselves the same way when imported.
 """
 
+from tinycomp.ir.dialects import affine_ops as affine_ops
 from tinycomp.ir.dialects import arith, builtin, cf, func
+from tinycomp.ir.dialects import linalg as linalg
+from tinycomp.ir.dialects import math as math
+from tinycomp.ir.dialects import memref as memref
+from tinycomp.ir.dialects import scf as scf
+from tinycomp.ir.dialects import tensor as tensor
 
 __all__ = ["arith", "builtin", "cf", "func"]

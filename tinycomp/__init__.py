@@ -16,10 +16,13 @@ module {
     return %y : f32
   }
 }
+>>> float(tinycomp.interpret(module, 1.5, entry="double"))
+3.0
 """
 
+from tinycomp.interp import InterpreterError, interpret
 from tinycomp.ir import parse
 
 __version__ = "0.1.0"
 
-__all__ = ["__version__", "parse"]
+__all__ = ["InterpreterError", "__version__", "interpret", "parse"]

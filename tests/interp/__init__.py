@@ -1,0 +1,1 @@
+"""Tests of tinycomp.interp, the numpy reference interpreter."""

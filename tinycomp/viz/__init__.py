@@ -9,7 +9,11 @@ whichever renderer drew them.
 - :mod:`~tinycomp.viz.render`:  DOT to SVG with ``dot``, WebAssembly Graphviz, or text;
 - :mod:`~tinycomp.viz.graph`:   a graph builder (nodes, edges, clusters);
 - :mod:`~tinycomp.viz.plots`:   matplotlib in one house style;
-- :mod:`~tinycomp.viz.widgets`: explorers with sliders that redraw a picture.
+- :mod:`~tinycomp.viz.widgets`: explorers with sliders that redraw a picture;
+- :mod:`~tinycomp.viz.ir_graph`: the def-use graph of a function;
+- :mod:`~tinycomp.viz.ir_diff`, :mod:`~tinycomp.viz.pass_stepper`: IR diffs, stage by stage;
+- :mod:`~tinycomp.viz.indexing_maps`, :mod:`~tinycomp.viz.footprints`,
+  :mod:`~tinycomp.viz.indexing_explorer`: what each operand's indexing map touches.
 
 >>> from tinycomp.viz import Graph
 >>> g = Graph("pipeline", rankdir="LR")
@@ -28,7 +32,13 @@ graph "pipeline" (3 nodes, 2 edges)
     tiled -> loops
 """
 
+from tinycomp.viz.footprints import tile_footprints
 from tinycomp.viz.graph import Cluster, Graph, GraphError
+from tinycomp.viz.indexing_explorer import footprint_picture, indexing_map_explorer
+from tinycomp.viz.indexing_maps import IndexingMapError, indexing_problem
+from tinycomp.viz.ir_diff import ir_diff, ir_listing
+from tinycomp.viz.ir_graph import def_use_graph
+from tinycomp.viz.pass_stepper import pass_stepper
 from tinycomp.viz.picture import Picture, tidy_svg
 from tinycomp.viz.plots import (
     PALETTE,
@@ -53,17 +63,26 @@ __all__ = [
     "Explorer",
     "Graph",
     "GraphError",
+    "IndexingMapError",
     "Picture",
     "RenderError",
     "RendererNotAvailable",
     "available_renderers",
     "bar_chart",
     "choose_renderer",
+    "def_use_graph",
     "explore",
     "figure_to_picture",
+    "footprint_picture",
     "house_style",
+    "indexing_map_explorer",
+    "indexing_problem",
+    "ir_diff",
+    "ir_listing",
     "line_chart",
     "new_figure",
+    "pass_stepper",
     "render_svg",
     "tidy_svg",
+    "tile_footprints",
 ]

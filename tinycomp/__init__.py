@@ -22,7 +22,17 @@ module {
 
 from tinycomp.interp import InterpreterError, interpret
 from tinycomp.ir import parse
+from tinycomp.passes import PassManager
+from tinycomp.rewrite import RewritePattern, apply_patterns_greedily
 
 __version__ = "0.1.0"
 
-__all__ = ["InterpreterError", "__version__", "interpret", "parse"]
+__all__ = [
+    "InterpreterError",
+    "PassManager",
+    "RewritePattern",
+    "__version__",
+    "apply_patterns_greedily",
+    "interpret",
+    "parse",
+]

@@ -1,0 +1,204 @@
+"""How the IR core and the passes scale: 1k, 10k and 100k ops.
+
+A compiler's passes should take time proportional to the size of the IR. This script
+builds modules of about 1k, 10k and 100k ops, times each stage, and reports the time
+per op and the growth factor from one size to the next: about 10x per step means
+linear, 100x would mean quadratic.
+
+The modules are built from one repeated *unit* that looks like real code: an arith
+chain that feeds the next unit, constants (many equal, for uniquing), identities for
+``canonicalize`` (``x + 0``, ``x * 1``), duplicated expressions for ``cse``, ops
+nobody uses for ``dce``, and an ``scf.for`` loop with a nested loop. Two layouts are
+measured: many functions of about 1000 ops each, and everything in a single function
+(one huge block is where quadratic behaviour hides).
+
+Stages: ``print`` (the module to text), ``parse`` (the text back), ``verify``, and the
+``canonicalize``, ``cse`` and ``dce`` passes run by the ``PassManager`` on the parsed
+module (stages printed and verification off, so each pass is timed alone).
+
+Python's cyclic garbage collector walks every live object now and then, and a module of
+100k ops is millions of objects, so the collector alone can make big modules look
+slower per op than small ones. ``--gc-off`` switches it off while timing, which shows
+the growth of the algorithms themselves.
+
+Usage::
+
+    python benchmarks/ir_scaling.py                    # 1k, 10k, 100k ops, both layouts
+    python benchmarks/ir_scaling.py --sizes 1000 10000 --layout single
+    python benchmarks/ir_scaling.py --gc-off --json scaling.json
+
+This is a measurement, not a test: nothing here asserts on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+import tinycomp.ir.dialects.scf  # noqa: F401  (registers scf: the units contain loops)
+from tinycomp.ir import parse, print_ir, verify
+from tinycomp.passes import PassManager
+
+STAGES = ("print", "parse", "verify", "canonicalize", "cse", "dce")
+OPS_PER_FUNCTION = 1000
+
+
+def unit_text(k: int) -> str:
+    """One unit of 26 ops; ``%acc{k}`` is its result, read by the next unit."""
+    return f"""
+    %c{k} = arith.constant {k % 17} : i32
+    %one{k} = arith.constant 1 : i32
+    %zero{k} = arith.constant 0 : i32
+    %a{k} = arith.addi %acc{k - 1}, %c{k} : i32
+    %b{k} = arith.muli %a{k}, %x : i32
+    %b{k}_dup = arith.muli %a{k}, %x : i32
+    %d{k} = arith.addi %b{k}, %zero{k} : i32
+    %e{k} = arith.muli %d{k}, %one{k} : i32
+    %dead{k} = arith.subi %e{k}, %x : i32
+    %s{k} = arith.subi %b{k}_dup, %e{k} : i32
+    %f{k} = arith.sitofp %s{k} : i32 to f32
+    %g{k} = arith.mulf %f{k}, %fx : f32
+    %g{k}_dup = arith.mulf %f{k}, %fx : f32
+    %h{k} = arith.addf %g{k}, %g{k}_dup : f32
+    %lb{k} = arith.constant 0 : index
+    %ub{k} = arith.constant 4 : index
+    %st{k} = arith.constant 1 : index
+    %loop{k} = scf.for %i{k} = %lb{k} to %ub{k} step %st{k} iter_args(%it{k} = %h{k}) -> f32 {{
+      %in{k} = scf.for %j{k} = %lb{k} to %ub{k} step %st{k} iter_args(%jt{k} = %it{k}) -> f32 {{
+        %m{k} = arith.mulf %jt{k}, %fx : f32
+        %n{k} = arith.addf %m{k}, %fx : f32
+        scf.yield %n{k} : f32
+      }}
+      %o{k} = arith.addf %in{k}, %it{k} : f32
+      scf.yield %o{k} : f32
+    }}
+    %back{k} = arith.fptosi %loop{k} : f32 to i32
+    %acc{k} = arith.xori %back{k}, %e{k} : i32"""
+
+
+OPS_PER_UNIT = 26
+"""Ops in one unit (loops and their bodies included)."""
+
+
+def function_text(name: str, units: int, first: int) -> str:
+    """A function of ``units`` units, numbered from ``first``."""
+    body = "".join(unit_text(k) for k in range(first, first + units))
+    return (
+        f"  func.func @{name}(%x: i32, %fx: f32) -> i32 {{\n"
+        f"    %acc{first - 1} = arith.addi %x, %x : i32{body}\n"
+        f"    return %acc{first + units - 1} : i32\n  }}\n"
+    )
+
+
+def module_text(total_ops: int, layout: str) -> str:
+    """About ``total_ops`` ops, in functions of ~1000 ops (``many``) or one (``single``)."""
+    units = max(1, total_ops // OPS_PER_UNIT)
+    per_function = units if layout == "single" else max(1, OPS_PER_FUNCTION // OPS_PER_UNIT)
+    functions = []
+    first = 1
+    while first <= units:
+        count = min(per_function, units - first + 1)
+        functions.append(function_text(f"f{first}", count, first))
+        first += count
+    return "module {\n" + "".join(functions) + "}"
+
+
+def timed(action: Callable[[], object]) -> tuple[float, object]:
+    """Seconds taken by ``action()`` and its result."""
+    start = time.perf_counter()
+    result = action()
+    return time.perf_counter() - start, result
+
+
+def measure(total_ops: int, layout: str, gc_off: bool = False) -> dict:
+    """Time every stage on a module of about ``total_ops`` ops (with the garbage
+    collector switched off while timing if ``gc_off``)."""
+    module = parse(module_text(total_ops, layout))
+    if gc_off:
+        gc.collect()
+        gc.disable()
+    try:
+        return _measure_stages(module, layout)
+    finally:
+        gc.enable()
+
+
+def _measure_stages(module, layout: str) -> dict:
+    op_count = sum(1 for _ in module.walk()) - 1
+    seconds: dict[str, float] = {}
+    seconds["print"], text = timed(lambda: print_ir(module))
+    seconds["parse"], module = timed(lambda: parse(text))
+    seconds["verify"], _ = timed(lambda: verify(module))
+    manager = PassManager.parse("canonicalize,cse,dce", verify_each=False, print_after_each=False)
+    result = manager.run(module)
+    seconds.update(result.timings)
+    ops_after = sum(1 for _ in module.walk()) - 1
+    return {"layout": layout, "ops": op_count, "ops_after": ops_after, "seconds": seconds}
+
+
+def growth(rows: list[dict], stage: str) -> list[str]:
+    """Per step, how much the time grew: ``t2/t1`` (``x10.3``)."""
+    factors = []
+    for smaller, larger in zip(rows, rows[1:], strict=False):
+        before, after = smaller["seconds"][stage], larger["seconds"][stage]
+        factors.append(f"x{after / before:.1f}" if before > 0 else "-")
+    return factors
+
+
+def report(results: list[dict], console: Console) -> None:
+    """One rich table per layout: seconds and microseconds per op, then growth factors."""
+    for layout in dict.fromkeys(r["layout"] for r in results):
+        rows = [r for r in results if r["layout"] == layout]
+        sizes = ", ".join(f"{r['ops']} ops ({r['ops_after']} after the passes)" for r in rows)
+        table = Table(title=f"layout '{layout}': {sizes}")
+        table.add_column("stage")
+        for row in rows:
+            table.add_column(f"{_short(row['ops'])} s", justify="right")
+            table.add_column("us/op", justify="right")
+        for smaller, larger in zip(rows, rows[1:], strict=False):
+            table.add_column(f"{_short(smaller['ops'])}->{_short(larger['ops'])}", justify="right")
+        for stage in STAGES:
+            cells = []
+            for row in rows:
+                seconds = row["seconds"][stage]
+                cells += [f"{seconds:.3f}", f"{1e6 * seconds / row['ops']:.1f}"]
+            table.add_row(stage, *cells, *growth(rows, stage))
+        console.print(table)
+
+
+def _short(ops: int) -> str:
+    """``100302`` -> ``100k``."""
+    return f"{round(ops / 1000)}k" if ops >= 500 else str(ops)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Measure the requested sizes and layouts and print the tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1000, 10_000, 100_000])
+    parser.add_argument("--layout", choices=["many", "single", "both"], default="both")
+    parser.add_argument("--gc-off", action="store_true", help="time without the cyclic GC")
+    parser.add_argument("--json", type=Path, help="also write the results to this file")
+    args = parser.parse_args(argv)
+    layouts = ["many", "single"] if args.layout == "both" else [args.layout]
+    console = Console(width=None if sys.stdout.isatty() else 120)
+    results = []
+    for layout in layouts:
+        for size in args.sizes:
+            console.print(f"measuring {size} ops, layout '{layout}'...")
+            results.append(measure(size, layout, gc_off=args.gc_off))
+    report(results, console)
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=2))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

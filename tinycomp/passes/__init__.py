@@ -1,0 +1,48 @@
+"""Passes and the pass manager (chapter 03): canonicalize, CSE, DCE, pipelines.
+
+* ``pass_base``: ``Pass`` (a name and ``run(op)``) and ``PatternPass`` (patterns applied
+  with the greedy driver of ``tinycomp.rewrite``);
+* ``canonicalize``: the canonicalization patterns, one module per dialect, and the pass;
+* ``cse``, ``dce``: common subexpression and dead code elimination;
+* ``registry``: pass names for pipelines; ``pipeline``: pipeline text;
+* ``manager``: ``PassManager``: verification between passes, the IR after each pass
+  (``result.stages``), timing.
+
+>>> from tinycomp.ir import parse
+>>> m = parse('''
+... func.func @f(%x: f32) -> f32 {
+...   %one = arith.constant 1.0 : f32
+...   %a = arith.mulf %x, %one : f32
+...   %b = arith.addf %a, %x : f32
+...   %c = arith.addf %x, %x : f32
+...   %d = arith.mulf %b, %c : f32
+...   return %d : f32
+... }''')
+>>> result = PassManager.parse("canonicalize,cse,dce").run(m)
+>>> print(m)
+module {
+  func.func @f(%x: f32) -> f32 {
+    %b = arith.addf %x, %x : f32
+    %d = arith.mulf %b, %b : f32
+    return %d : f32
+  }
+}
+>>> [name for name, _ in result.stages]
+['input', 'canonicalize', 'cse', 'dce']
+"""
+
+from tinycomp.passes.canonicalize import CanonicalizePass, canonicalization_patterns
+from tinycomp.passes.cse import CSEPass
+from tinycomp.passes.dce import DCEPass
+from tinycomp.passes.errors import PassError
+from tinycomp.passes.manager import PassManager, PipelineResult
+from tinycomp.passes.pass_base import Pass, PatternPass
+from tinycomp.passes.pipeline import PipelineElement, parse_pipeline
+from tinycomp.passes.registry import lookup_pass, register_pass, registered_passes
+
+__all__ = [
+    "Pass", "PatternPass", "PassError",
+    "CanonicalizePass", "canonicalization_patterns", "CSEPass", "DCEPass",
+    "PassManager", "PipelineResult", "PipelineElement", "parse_pipeline",
+    "register_pass", "lookup_pass", "registered_passes",
+]  # fmt: skip

@@ -263,3 +263,22 @@ def test_error_without_location_has_no_line():
 def test_parse_verifies_by_default():
     with pytest.raises(VerifyError, match="has 0 operands"):
         parse("func.func @f() -> f32 {\n  return\n}")
+
+
+def test_use_of_a_value_from_a_sibling_region_says_the_region_does_not_enclose_it():
+    module = parse(
+        """func.func @f(%n: index) -> index {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  scf.for %i = %c0 to %n step %c1 {
+    %x = arith.addi %i, %i : index
+  }
+  return %c0 : index
+}"""
+    )
+    loop = next(op for op in module.walk() if op.name == "scf.for")
+    inner = loop.regions[0].blocks[0].first_op.result
+    ret = next(op for op in module.walk() if op.name == "func.return")
+    ret.set_operand(0, inner)
+    with pytest.raises(VerifyError, match="in a region that does not enclose this op"):
+        module.verify()

@@ -164,7 +164,7 @@ class _Verifier:
         user = op  # climb to the ancestor of `op` that sits in the defining region
         while user.parent is None or user.parent.parent is not def_region:
             parent = user.parent_op()
-            if parent is None:
+            if parent is None or (parent.is_isolated_from_above and _encloses(parent, def_region)):
                 raise op.error(
                     f"operand #{index} is defined {_describe(value)}, "
                     "in a region that does not enclose this op"
@@ -231,3 +231,13 @@ def _describe(value: Value) -> str:
         where = f" of a block in '{owner.name}'" if owner is not None else ""
         return f"as block argument #{value.index}{where}"
     return "nowhere"
+
+
+def _encloses(op: Operation, region: Region) -> bool:
+    """Whether ``region`` is nested, at any depth, inside one of ``op``'s regions."""
+    owner = region.parent_op
+    while owner is not None:
+        if owner is op:
+            return True
+        owner = owner.parent_op()
+    return False

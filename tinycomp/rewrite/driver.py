@@ -140,7 +140,7 @@ class _GreedyDriver(RewriteListener):
                 return GreedyRewriteResult(changed_at_all, iteration, total)
         raise RewriteError(
             f"did not converge after {max_iterations} iterations: patterns still firing: "
-            + ", ".join(_describe_firings(fired))
+            + _still_firing(fired)
         )
 
     def _seed_worklist(self) -> None:
@@ -174,7 +174,7 @@ class _GreedyDriver(RewriteListener):
             if rewrites >= budget and len(self.worklist) > 0:
                 raise RewriteError(
                     f"did not converge: iteration {iteration} reached max_rewrites={budget} "
-                    "rewrites: patterns still firing: " + ", ".join(_describe_firings(fired))
+                    "rewrites: patterns still firing: " + _still_firing(fired)
                 )
         return changed
 
@@ -255,6 +255,13 @@ def _only_user_is(value: Value, op: Operation) -> bool:
     if value.num_uses > len(op.operands):
         return False
     return all(use.user is op for use in value.uses)
+
+
+def _still_firing(fired: Firings) -> str:
+    """The patterns of the last iteration for an error message, or why there are none."""
+    if not fired:
+        return "none (the last iteration only erased dead ops)"
+    return ", ".join(_describe_firings(fired))
 
 
 def _describe_firings(fired: Firings, style: str = "error") -> list[str]:

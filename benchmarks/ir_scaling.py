@@ -21,6 +21,19 @@ Python's cyclic garbage collector walks every live object now and then, and a mo
 slower per op than small ones. ``--gc-off`` switches it off while timing, which shows
 the growth of the algorithms themselves.
 
+The peer is real MLIR. Where ``mlir-opt-22`` is on PATH, the very text tinycomp printed
+is written to a file and timed there (best of 3 runs each, see ``mlir_peer.py``):
+``mlir-opt-22 FILE -o /dev/null`` against tinycomp's parse + verify + print, and
+``mlir-opt-22 FILE --canonicalize --cse -o /dev/null`` against tinycomp's parse +
+verify + canonicalize + cse + print (tinycomp's print is timed on the module before
+the passes). A second table gives both times and the ratio tinycomp/mlir-opt
+(``x58``: tinycomp took 58 times as long). Each ``mlir-opt`` figure is a whole process
+and so INCLUDES its start-up; the start-up is measured on an empty module, printed, and
+subtracted in the ``net`` columns. The row ``canonicalize+cse alone`` compares the
+passes only: tinycomp's pass timings against the difference of the two ``mlir-opt``
+runs (noisy at small sizes; ``-`` where the difference is not positive). Where
+``mlir-opt-22`` is absent the peer table is skipped with a note.
+
 Usage::
 
     python benchmarks/ir_scaling.py                    # 1k, 10k, 100k ops, both layouts
@@ -40,6 +53,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from mlir_peer import MLIR_OPT, peer_seconds, startup_seconds
 from rich.console import Console
 from rich.table import Table
 
@@ -118,20 +132,21 @@ def timed(action: Callable[[], object]) -> tuple[float, object]:
     return time.perf_counter() - start, result
 
 
-def measure(total_ops: int, layout: str, gc_off: bool = False) -> dict:
+def measure(total_ops: int, layout: str, gc_off: bool = False, peer: bool = False) -> dict:
     """Time every stage on a module of about ``total_ops`` ops (with the garbage
-    collector switched off while timing if ``gc_off``)."""
+    collector switched off while timing if ``gc_off``); with ``peer``, also time
+    ``mlir-opt-22`` on the text tinycomp printed (``row["peer_seconds"]``)."""
     module = parse(module_text(total_ops, layout))
     if gc_off:
         gc.collect()
         gc.disable()
     try:
-        return _measure_stages(module, layout)
+        return _measure_stages(module, layout, peer)
     finally:
         gc.enable()
 
 
-def _measure_stages(module, layout: str) -> dict:
+def _measure_stages(module, layout: str, peer: bool) -> dict:
     op_count = sum(1 for _ in module.walk()) - 1
     seconds: dict[str, float] = {}
     seconds["print"], text = timed(lambda: print_ir(module))
@@ -141,7 +156,10 @@ def _measure_stages(module, layout: str) -> dict:
     result = manager.run(module)
     seconds.update(result.timings)
     ops_after = sum(1 for _ in module.walk()) - 1
-    return {"layout": layout, "ops": op_count, "ops_after": ops_after, "seconds": seconds}
+    row = {"layout": layout, "ops": op_count, "ops_after": ops_after, "seconds": seconds}
+    if peer:
+        row["peer_seconds"] = peer_seconds(text)
+    return row
 
 
 def growth(rows: list[dict], stage: str) -> list[str]:
@@ -174,6 +192,55 @@ def report(results: list[dict], console: Console) -> None:
         console.print(table)
 
 
+PEER_ROWS: dict[str, tuple[tuple[str, ...], str]] = {
+    "parse+verify+print": (("parse", "verify", "print"), "parse+verify+print"),
+    "canonicalize+cse": (
+        ("parse", "verify", "canonicalize", "cse", "print"),
+        "canonicalize+cse",
+    ),
+}
+"""Peer table row -> (tinycomp stages summed, ``mlir-opt`` pipeline it is compared with)."""
+
+
+def report_peer(results: list[dict], startup: float, console: Console) -> None:
+    """One table per layout: tinycomp vs ``mlir-opt-22`` seconds and their ratio."""
+    console.print(f"mlir-opt-22 start-up (empty module, best of 3): {startup:.4f} s")
+    for layout in dict.fromkeys(r["layout"] for r in results):
+        table = Table(title=f"layout '{layout}': tinycomp vs mlir-opt-22 (ratio = tinycomp/peer)")
+        for name in ("ops", "pipeline", "tinycomp s", "mlir-opt s", "ratio"):
+            table.add_column(name, justify="left" if name == "pipeline" else "right")
+        table.add_column("mlir-opt net s", justify="right")
+        table.add_column("ratio net", justify="right")
+        for row in (r for r in results if r["layout"] == layout):
+            peer = row["peer_seconds"]
+            for name, (stages, pipeline) in PEER_ROWS.items():
+                ours = sum(row["seconds"][stage] for stage in stages)
+                theirs = peer[pipeline]
+                table.add_row(
+                    _short(row["ops"]),
+                    name,
+                    f"{ours:.3f}",
+                    f"{theirs:.4f}",
+                    _ratio(ours, theirs),
+                    f"{theirs - startup:.4f}",
+                    _ratio(ours, theirs - startup),
+                )
+            ours = row["seconds"]["canonicalize"] + row["seconds"]["cse"]
+            theirs = peer["canonicalize+cse"] - peer["parse+verify+print"]
+            table.add_row(
+                _short(row["ops"]), "canonicalize+cse alone", f"{ours:.3f}", "", "",
+                f"{theirs:.4f}", _ratio(ours, theirs),
+            )  # fmt: skip
+        console.print(table)
+
+
+def _ratio(ours: float, theirs: float) -> str:
+    """``x58`` (tinycomp took 58 times as long), or ``-`` when the peer time is not positive."""
+    if theirs <= 0:
+        return "-"
+    return f"x{ours / theirs:.0f}" if ours / theirs >= 10 else f"x{ours / theirs:.1f}"
+
+
 def _short(ops: int) -> str:
     """``100302`` -> ``100k``."""
     return f"{round(ops / 1000)}k" if ops >= 500 else str(ops)
@@ -189,12 +256,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     layouts = ["many", "single"] if args.layout == "both" else [args.layout]
     console = Console(width=None if sys.stdout.isatty() else 120)
+    peer = MLIR_OPT is not None
+    if not peer:
+        console.print("note: mlir-opt-22 is not on PATH (package mlir-22-tools): no peer columns")
+    startup = startup_seconds() if peer else 0.0
     results = []
     for layout in layouts:
         for size in args.sizes:
             console.print(f"measuring {size} ops, layout '{layout}'...")
-            results.append(measure(size, layout, gc_off=args.gc_off))
+            results.append(measure(size, layout, gc_off=args.gc_off, peer=peer))
+            if peer:
+                results[-1]["peer_startup_seconds"] = startup
     report(results, console)
+    if peer:
+        report_peer(results, startup, console)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0

@@ -41,8 +41,10 @@ module {
 
 from __future__ import annotations
 
+import gc
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from tinycomp.ir.attributes import Attribute, OpaqueAttr
@@ -78,10 +80,28 @@ class Argument:
 def parse(text: str, filename: str = DEFAULT_FILE, verify: bool = True) -> ModuleOp:
     """Parse a module (ops without an enclosing ``module`` are wrapped in one, as
     ``mlir-opt`` does) and, unless ``verify=False``, verify it."""
-    module = Parser(text, filename).parse_module()
+    with _garbage_collector_paused():
+        module = Parser(text, filename).parse_module()
     if verify:
         module.verify()
     return module
+
+
+@contextmanager
+def _garbage_collector_paused() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while parsing.
+
+    Parsing creates millions of objects and no garbage, but the collector runs again and
+    again as they pile up, each time walking all of them: on a 100k-op module that alone
+    doubles the time to parse. Reference counting still frees everything as usual.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def parse_type(text: str) -> Type:

@@ -30,15 +30,20 @@ _BARE_ID = re.compile(r"[A-Za-z_][A-Za-z0-9_$.]*\Z")
 
 
 def quote_string(text: str) -> str:
-    """MLIR's string literal: printable ASCII kept, ``"`` and ``\\`` and the rest as ``\\XX``.
+    """MLIR's string literal (LLVM's ``printEscapedString``): printable ASCII kept, a
+    backslash doubled, ``"`` and the rest as ``\\XX``.
 
     >>> print(quote_string('say "hi"\\n'))
     "say \\22hi\\22\\0A"
+    >>> print(quote_string("a\\\\b"))
+    "a\\\\b"
     """
     out = []
     for byte in text.encode("utf-8"):
         char = chr(byte)
-        if char in '"\\' or not (32 <= byte < 127):
+        if char == "\\":
+            out.append("\\\\")
+        elif char == '"' or not (32 <= byte < 127):
             out.append("\\" + format(byte, "02X"))
         else:
             out.append(char)

@@ -58,7 +58,14 @@ def first_difference(a: Operation, b: Operation) -> str | None:
 
 
 def effective_attributes(op: Operation) -> dict[str, Attribute]:
-    """The op's attributes with its class's documented defaults filled in."""
+    """The op's attributes with its class's documented defaults filled in (what
+    ``ir_equal`` compares, and what CSE and linalg's short form look at).
+
+    >>> from tinycomp.ir import parse
+    >>> f = parse("func.func @f(%x: f32) { %y = arith.negf %x : f32  return }").body.first_op
+    >>> print(effective_attributes(f.entry_block.first_op)["fastmath"])
+    #arith.fastmath<none>
+    """
     return {**op.default_attributes, **op.attributes}
 
 
@@ -111,3 +118,6 @@ def _compare_structure(
                     f"{_where(a, b)}"
                 )
     return None
+
+
+__all__ = ["effective_attributes", "first_difference", "ir_equal"]

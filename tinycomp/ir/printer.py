@@ -35,7 +35,8 @@ dropped (``return`` instead of ``func.return``), as MLIR does.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 
 from tinycomp.ir.aliases import add_aliases
 from tinycomp.ir.attributes import Attribute, format_attr_dict, format_symbol_name
@@ -171,6 +172,21 @@ class Printer:
         if shown:
             self._parts.append(" attributes " + format_attr_dict(shown))
 
+    def print_argument(
+        self, argument: Value, attributes: Mapping[str, Attribute] | None = None
+    ) -> None:
+        """``%x: f32``, then `` {attrs}`` if ``attributes`` has any: one argument of a
+        block or a function, as its header lists it (MLIR's ``printRegionArgument``)."""
+        self._parts.append(f"{self.names.value_name(argument)}: {argument.type}")
+        self.print_attr_dict(attributes or {})
+
+    def print_arguments(self, arguments: Iterable[Value]) -> None:
+        """``%x: f32, %i: index``: ``print_argument`` for each, comma separated."""
+        for number, argument in enumerate(arguments):
+            if number:
+                self._parts.append(", ")
+            self.print_argument(argument)
+
     def print_successor(self, block: Block) -> None:
         """``^bb1``."""
         self._parts.append(self.names.block_name(block))
@@ -184,6 +200,37 @@ class Printer:
             self._parts.append(" : ")
             self.print_types(v.type for v in operands)
             self._parts.append(")")
+
+    def print_newline(self) -> None:
+        """End the line and indent the next one to the current depth (MLIR's
+        ``printNewline``); ops with a multi-line layout use it with ``indented``."""
+        self._parts.append("\n" + INDENT * self._indent)
+
+    @contextmanager
+    def indented(self) -> Iterator[None]:
+        """Print one level deeper inside the ``with`` block: lines started with
+        ``print_newline`` and the ops of regions printed there move right by ``INDENT``
+        (MLIR's ``increaseIndent``/``decreaseIndent``).
+
+        >>> from tinycomp.ir.naming import SSANames
+        >>> from tinycomp.ir import parse
+        >>> printer = Printer(SSANames(parse("")))
+        >>> printer.write("a")
+        >>> with printer.indented():
+        ...     printer.print_newline()
+        ...     printer.write("b")
+        >>> printer.print_newline()
+        >>> printer.write("c")
+        >>> print(printer.text())
+        a
+          b
+        c
+        """
+        self._indent += 1
+        try:
+            yield
+        finally:
+            self._indent -= 1
 
     def print_region(
         self,
@@ -270,8 +317,9 @@ class Printer:
         """``^bb1(%0: f32):  // 2 preds: ^bb0, ^bb2`` at the indentation of the op."""
         self._parts.append(INDENT * (self._indent - 1) + self.names.block_name(block))
         if block.arguments:
-            args = ", ".join(f"{self.names.value_name(a)}: {a.type}" for a in block.arguments)
-            self._parts.append(f"({args})")
+            self._parts.append("(")
+            self.print_arguments(block.arguments)
+            self._parts.append(")")
         self._parts.append(":")
         if len(predecessors) == 1:
             self._parts.append(f"  // pred: {self.names.block_name(predecessors[0])}")
@@ -306,3 +354,13 @@ def _predecessors(region: Region) -> dict[Block, list[Block]]:
             for successor in op.successors:
                 result.setdefault(successor, []).append(block)
     return result
+
+
+__all__ = [
+    "INDENT",
+    "Printer",
+    "can_print_custom",
+    "naming_root",
+    "print_ir",
+    "print_op_summary",
+]

@@ -108,6 +108,19 @@ def to_numpy_dtype(t: Type) -> np.dtype:
     raise TypeError(f"expected i1, i8, i16, i32, i64, index or a float type, got {t}")
 
 
+def shapes_compatible(a: Shape, b: Shape) -> bool:
+    """Same rank, and equal sizes wherever both are static (MLIR's
+    ``verifyCompatibleShape``): what ``tensor.cast``, ``memref.cast`` and
+    ``memref.copy`` ask of their two types.
+
+    >>> shapes_compatible((4, None), (None, 8)), shapes_compatible((4,), (8,))
+    (True, False)
+    """
+    return len(a) == len(b) and all(
+        x is DYNAMIC or y is DYNAMIC or x == y for x, y in zip(a, b, strict=True)
+    )
+
+
 def default_strides(dims: Shape) -> tuple[int | None, ...]:
     """Row-major strides of a contiguous buffer with shape ``dims``.
 

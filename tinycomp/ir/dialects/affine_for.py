@@ -36,19 +36,16 @@ from tinycomp.ir.dialects.operand_segments import (
     segment,
     segment_sizes,
 )
-from tinycomp.ir.dialects.scf_syntax import (
-    block_arguments,
-    check_terminator_types,
-    ensure_terminator,
-    format_types,
-    parse_assignment_list,
-    print_assignment_list,
-    single_block,
+from tinycomp.ir.dialects.scf_syntax import block_arguments, ensure_terminator
+from tinycomp.ir.dialects.structured_control import (
+    CountedLoopOp,
+    RegionYieldOp,
+    parse_optional_iter_args,
 )
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import index
-from tinycomp.ir.values import BlockArgument, Value
+from tinycomp.ir.values import Value
 
 YIELD_PARENTS = ("affine.for", "affine.if", "affine.parallel")
 """The ops whose regions ``affine.yield`` may end."""
@@ -58,45 +55,11 @@ Bound = int | tuple[AffineMap, Sequence[Value]] | Value
 with its operands."""
 
 
-class AffineYieldOp(Operation):
+class AffineYieldOp(RegionYieldOp):
     """Pass values out of an affine region: ``affine.yield %x : f32`` (or ``affine.yield``)."""
 
     name = "affine.yield"
-    num_results = 0
-    num_regions = 0
-    num_successors = 0
-    is_terminator = True
-    is_pure = True
-    has_custom_syntax = True
-
-    @classmethod
-    def build(cls, values: Sequence[Value] = ()) -> AffineYieldOp:
-        """Yield ``values`` (none by default)."""
-        return cls(values)
-
-    def verify_op(self) -> None:
-        parent = self.parent_op()
-        if parent is not None and parent.name not in YIELD_PARENTS:
-            raise self.error(
-                f"expected to be inside {', '.join(YIELD_PARENTS)}, got '{parent.name}'"
-            )
-
-    def print_custom(self, printer) -> None:
-        printer.print_attr_dict(self.attributes)
-        if self.operands:
-            printer.write(" ")
-            printer.print_operands(self.operands)
-            printer.write(" : ")
-            printer.print_types(self.operand_types)
-
-    @classmethod
-    def parse_custom(cls, parser) -> Operation:
-        attributes = parser.parse_optional_attr_dict()
-        operands = parser.parse_operand_list()
-        types = parser.parse_type_list() if operands and parser.parse_optional_punct(":") else []
-        if operands and not types:
-            raise parser.expected("':' and the types of the yielded values")
-        return cls(parser.resolve_operands(operands, types), [], attributes)
+    allowed_parents = YIELD_PARENTS
 
 
 def _bound(bound: Bound) -> tuple[AffineMapAttr, list[Value]]:
@@ -109,14 +72,12 @@ def _bound(bound: Bound) -> tuple[AffineMapAttr, list[Value]]:
     return AffineMapAttr(affine_map), list(operands)
 
 
-class AffineForOp(Operation):
+class AffineForOp(CountedLoopOp):
     """A loop with affine bounds and a constant step:
     ``%r = affine.for %i = 0 to %n step 2 iter_args(%acc = %zero) -> (f32) { ... }``."""
 
     name = "affine.for"
-    num_regions = 1
-    num_successors = 0
-    has_custom_syntax = True
+    yield_name = "affine.yield"
     inherent_attributes = ("lowerBoundMap", SEGMENTS, "step", "upperBoundMap")
 
     @classmethod
@@ -174,21 +135,6 @@ class AffineForOp(Operation):
         """The constant, positive step."""
         return self.attributes["step"].value
 
-    @property
-    def body(self) -> Block:
-        """The loop body (one block)."""
-        return self.regions[0].blocks[0]
-
-    @property
-    def induction_var(self) -> BlockArgument:
-        """The loop counter."""
-        return self.body.arguments[0]
-
-    @property
-    def region_iter_args(self) -> tuple[BlockArgument, ...]:
-        """The loop-carried values as seen inside the body."""
-        return self.body.arguments[1:]
-
     def verify_op(self) -> None:
         check_segments(self, 3)
         step = self.attributes.get("step")
@@ -209,22 +155,7 @@ class AffineForOp(Operation):
                     f"(its dimensions and symbols), got {len(operands)}"
                 )
             check_dims_and_symbols(self, operands, attr.map.num_dims, f"'{name}'")
-        init_types = tuple(v.type for v in self.inits)
-        if init_types != self.result_types:
-            raise self.error(
-                f"expected result types {format_types(init_types)} (the iter_args' types), "
-                f"got {format_types(self.result_types)}"
-            )
-        body = single_block(self, self.regions[0], "the body")
-        arg_types = tuple(a.type for a in body.arguments)
-        if arg_types != (index, *init_types):
-            raise self.error(
-                f"expected body arguments {format_types((index, *init_types))} (induction "
-                f"variable and iter_args), got {format_types(arg_types)}"
-            )
-        check_terminator_types(
-            self, self.regions[0], "affine.yield", init_types, "the iter_args' types"
-        )
+        self.verify_loop_body(index, self.inits)
 
     def print_custom(self, printer) -> None:
         printer.write(" ")
@@ -235,13 +166,9 @@ class AffineForOp(Operation):
         print_bound(printer, self.attributes["upperBoundMap"], self.upper_bound_operands, "min")
         if self.step != 1:
             printer.write(f" step {self.step}")
-        if self.inits:
-            print_assignment_list(printer, " iter_args", self.region_iter_args, self.inits)
-            printer.write(f" -> {format_types(self.result_types)}")
+        self.print_iter_args(printer, self.inits)
         printer.write(" ")
-        printer.print_region(
-            self.regions[0], print_entry_args=False, print_block_terminators=bool(self.inits)
-        )
+        self.print_body(printer)
         printer.print_attr_dict(self.attributes, elided=self.inherent_attributes)
 
     @classmethod
@@ -257,12 +184,8 @@ class AffineForOp(Operation):
             step = parser.parse_integer("a step")
             if step < 1:
                 raise parser.error(f"expected a positive step, got {step}", step_token)
-        arg_names, init_values, init_types = [], [], []
-        if parser.parse_optional_keyword("iter_args"):
-            arg_names, inits = parse_assignment_list(parser)
-            parser.parse_punct("->")
-            init_types = list(parser.parse_result_types())
-            init_values = parser.resolve_operands(inits, init_types)
+        arg_names, inits, init_types = parse_optional_iter_args(parser)
+        init_values = parser.resolve_operands(inits, init_types)
         arguments = block_arguments([iv_name, *arg_names], [index, *init_types])
         region = parser.parse_region(arguments)
         ensure_terminator(region, AffineYieldOp.build)

@@ -25,32 +25,23 @@ from collections.abc import Sequence
 
 from tinycomp.affine import IntegerSet
 from tinycomp.ir.attributes import IntegerSetAttr
-from tinycomp.ir.block import Block
 from tinycomp.ir.dialects.affine_for import AffineYieldOp
 from tinycomp.ir.dialects.affine_operands import check_dims_and_symbols
 from tinycomp.ir.dialects.affine_ssa import parse_dims_and_symbols, print_dims_and_symbols
-from tinycomp.ir.dialects.scf_syntax import (
-    check_terminator_types,
-    ensure_terminator,
-    format_types,
-    parse_optional_arrow_types,
-    single_block,
-)
+from tinycomp.ir.dialects.scf_syntax import parse_optional_arrow_types
+from tinycomp.ir.dialects.structured_control import IfElseOp
 from tinycomp.ir.operation import Operation
-from tinycomp.ir.region import Region
 from tinycomp.ir.types import Type, format_result_types
 from tinycomp.ir.values import Value
 
 
-class AffineIfOp(Operation):
+class AffineIfOp(IfElseOp):
     """Run the ``then`` or ``else`` region depending on an integer set:
     ``affine.if affine_set<(d0)[s0] : (s0 - d0 - 1 >= 0)>(%i)[%n] { ... }``."""
 
     name = "affine.if"
-    num_regions = 2
-    num_successors = 0
-    has_custom_syntax = True
     inherent_attributes = ("condition",)
+    yield_op = AffineYieldOp
 
     @classmethod
     def build(
@@ -63,29 +54,14 @@ class AffineIfOp(Operation):
         """Test ``condition`` on ``operands`` (dimensions, then symbols). Without results
         the blocks end in ``affine.yield`` already; with them, end each with
         ``AffineYieldOp.build([...])``."""
-        then_region = Region([Block()])
-        else_region = Region([Block()] if with_else or result_types else [])
-        if not result_types:
-            ensure_terminator(then_region, AffineYieldOp.build)
-            if else_region.blocks:
-                ensure_terminator(else_region, AffineYieldOp.build)
         attributes = {"condition": IntegerSetAttr(condition)}
-        return cls(operands, result_types, attributes, [then_region, else_region])
+        regions = cls.then_else_regions(result_types, with_else)
+        return cls(operands, result_types, attributes, regions)
 
     @property
     def condition(self) -> IntegerSet:
         """The integer set tested."""
         return self.attributes["condition"].set
-
-    @property
-    def then_block(self) -> Block:
-        """The block run when the operands are in the set."""
-        return self.regions[0].blocks[0]
-
-    @property
-    def else_block(self) -> Block | None:
-        """The block run otherwise, or ``None`` when there is no ``else``."""
-        return self.regions[1].entry_block
 
     def verify_op(self) -> None:
         attr = self.attributes.get("condition")
@@ -98,16 +74,7 @@ class AffineIfOp(Operation):
                 f"(its dimensions and symbols), got {len(self.operands)}"
             )
         check_dims_and_symbols(self, self.operands, condition.num_dims, "condition")
-        single_block(self, self.regions[0], "the 'then' region")
-        if len(self.regions[1].blocks) > 1:
-            raise self.error("expected the 'else' region to have at most one block")
-        if self.results and self.else_block is None:
-            results = format_types(self.result_types)
-            raise self.error(f"expected an 'else' region, since the op has results {results}")
-        for region in self.regions:
-            if region.blocks and region.blocks[0].arguments:
-                raise self.error("expected regions without arguments")
-            check_terminator_types(self, region, "affine.yield", self.result_types, "the results")
+        self.verify_then_else()
 
     def print_custom(self, printer) -> None:
         printer.write(" ")
@@ -115,16 +82,7 @@ class AffineIfOp(Operation):
         print_dims_and_symbols(printer, self.operands, self.condition.num_dims)
         if self.results:
             printer.write(" -> " + format_result_types(self.result_types))
-        printer.write(" ")
-        yields_values = bool(self.results)
-        printer.print_region(
-            self.regions[0], print_entry_args=False, print_block_terminators=yields_values
-        )
-        if self.regions[1].blocks:
-            printer.write(" else ")
-            printer.print_region(
-                self.regions[1], print_entry_args=False, print_block_terminators=yields_values
-            )
+        self.print_then_else(printer)
         printer.print_attr_dict(self.attributes, elided=["condition"])
 
     @classmethod
@@ -141,15 +99,10 @@ class AffineIfOp(Operation):
                 token,
             )
         result_types = parse_optional_arrow_types(parser)
-        then_region = parser.parse_region()
-        ensure_terminator(then_region, AffineYieldOp.build)
-        else_region = Region()
-        if parser.parse_optional_keyword("else"):
-            else_region = parser.parse_region()
-            ensure_terminator(else_region, AffineYieldOp.build)
+        regions = cls.parse_then_else(parser)
         attributes = parser.parse_optional_attr_dict()
         attributes["condition"] = attr
-        return cls(operands, result_types, attributes, [then_region, else_region])
+        return cls(operands, result_types, attributes, regions)
 
 
 __all__ = ["AffineIfOp"]

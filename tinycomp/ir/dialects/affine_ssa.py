@@ -36,6 +36,7 @@ from collections.abc import Sequence
 from tinycomp.affine import AffineConstantExpr, AffineExpr, AffineMap, parse_affine_map, sym
 from tinycomp.affine.printer import format_expr
 from tinycomp.ir.attributes import AffineMapAttr, IntegerAttr
+from tinycomp.ir.dialects.common_syntax import parse_dims_and_symbols, print_dims_and_symbols
 from tinycomp.ir.ssa_scopes import UnresolvedOperand
 from tinycomp.ir.types import index
 from tinycomp.ir.values import Value
@@ -108,31 +109,6 @@ def parse_subscripts(parser, close: str = "]") -> tuple[AffineMap, list[Value]]:
 
 
 # -- maps with operand lists -----------------------------------------------------------------
-def print_dims_and_symbols(printer, operands: Sequence[Value], num_dims: int) -> None:
-    """``(%i, %j)[%n]``: always the parentheses, brackets only if there are symbols."""
-    printer.write("(")
-    printer.print_operands(operands[:num_dims])
-    printer.write(")")
-    if len(operands) > num_dims:
-        printer.write("[")
-        printer.print_operands(operands[num_dims:])
-        printer.write("]")
-
-
-def parse_dims_and_symbols(parser) -> tuple[list[Value], int]:
-    """Read ``(%i, %j)[%n]`` (the brackets are optional); return the operands, resolved
-    as ``index``, and how many of them are dimensions."""
-    parser.parse_punct("(")
-    dims = parser.parse_operand_list()
-    parser.parse_punct(")")
-    symbols = []
-    if parser.parse_optional_punct("["):
-        symbols = parser.parse_operand_list()
-        parser.parse_punct("]")
-    names = [*dims, *symbols]
-    return parser.resolve_operands(names, [index] * len(names)), len(dims)
-
-
 def print_map_and_operands(printer, map_attr: AffineMapAttr, operands: Sequence[Value]) -> None:
     """``affine_map<...>(%i)[%n]`` (the module printer turns the map into ``#map``)."""
     printer.print_attribute(map_attr)

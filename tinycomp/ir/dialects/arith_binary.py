@@ -3,7 +3,8 @@
 ``ElementwiseOp`` holds what all of them share: operands and result of one type, the
 custom syntax, and the verifier. Three small bases add ``build``: ``FloatBinaryOp``
 (with optional ``fastmath``), ``IntBinaryOp`` (``overflow`` flags for the four ops that
-have them) and ``FloatUnaryOp``. Each op is then a name and a docstring.
+have them, which derive from ``IntBinaryWithOverflowOp``) and ``FloatUnaryOp``. Each op
+is then a name and a docstring.
 
 >>> from tinycomp.ir import Block, f32
 >>> a, b = Block([f32, f32]).arguments
@@ -145,6 +146,15 @@ class IntBinaryOp(ElementwiseOp):
         return self.operands[1]
 
 
+class IntBinaryWithOverflowOp(IntBinaryOp):
+    """Base of the four integer ops that take ``overflow`` flags: ``addi``, ``subi``,
+    ``muli`` and ``shli`` (``arith.addi %a, %b overflow<nsw> : i32``)."""
+
+    flag_attribute = OVERFLOW
+    inherent_attributes = (OVERFLOW,)
+    default_attributes = {OVERFLOW: none_flag(OVERFLOW)}
+
+
 # -- float ops ----------------------------------------------------------------------------
 class AddFOp(FloatBinaryOp):
     """Float addition: ``%r = arith.addf %a, %b : f32``."""
@@ -207,40 +217,28 @@ class NegFOp(FloatUnaryOp):
 
 
 # -- integer ops ----------------------------------------------------------------------------
-class AddIOp(IntBinaryOp):
+class AddIOp(IntBinaryWithOverflowOp):
     """Integer addition (wraps around): ``%r = arith.addi %a, %b overflow<nsw> : i32``."""
 
     name = "arith.addi"
-    flag_attribute = OVERFLOW
-    inherent_attributes = (OVERFLOW,)
-    default_attributes = {OVERFLOW: none_flag(OVERFLOW)}
 
 
-class SubIOp(IntBinaryOp):
+class SubIOp(IntBinaryWithOverflowOp):
     """Integer subtraction: ``%r = arith.subi %a, %b : index``."""
 
     name = "arith.subi"
-    flag_attribute = OVERFLOW
-    inherent_attributes = (OVERFLOW,)
-    default_attributes = {OVERFLOW: none_flag(OVERFLOW)}
 
 
-class MulIOp(IntBinaryOp):
+class MulIOp(IntBinaryWithOverflowOp):
     """Integer multiplication: ``%r = arith.muli %a, %b : i64``."""
 
     name = "arith.muli"
-    flag_attribute = OVERFLOW
-    inherent_attributes = (OVERFLOW,)
-    default_attributes = {OVERFLOW: none_flag(OVERFLOW)}
 
 
-class ShLIOp(IntBinaryOp):
+class ShLIOp(IntBinaryWithOverflowOp):
     """Shift left: ``%r = arith.shli %a, %b : i32``."""
 
     name = "arith.shli"
-    flag_attribute = OVERFLOW
-    inherent_attributes = (OVERFLOW,)
-    default_attributes = {OVERFLOW: none_flag(OVERFLOW)}
 
 
 class DivSIOp(IntBinaryOp):

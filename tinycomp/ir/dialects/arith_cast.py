@@ -34,6 +34,7 @@ from tinycomp.ir.dialects.arith_base import (
     print_flag,
     same_shape,
 )
+from tinycomp.ir.dialects.common_syntax import parse_type_pair, print_type_pair
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.type_helpers import bitwidth, element_type, with_element_type
 from tinycomp.ir.types import FloatType, IndexType, IntegerType, Type
@@ -104,16 +105,14 @@ class CastOp(Operation):
         if self.flag_attribute:
             print_flag(printer, self, self.flag_attribute)
         printer.print_attr_dict(self.attributes, elided=[self.flag_attribute])
-        printer.write(f" : {self.source.type} to {self.result.type}")
+        print_type_pair(printer, self.source.type, self.result.type)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
         operand = parser.parse_operand()
         attributes = parse_optional_flag(parser, cls.flag_attribute) if cls.flag_attribute else {}
         attributes.update(parser.parse_optional_attr_dict())
-        source_type = parser.parse_colon_type()
-        parser.parse_keyword("to")
-        result_type = parser.parse_type()
+        source_type, result_type = parse_type_pair(parser)
         return cls([parser.resolve_operand(operand, source_type)], [result_type], attributes)
 
 

@@ -35,6 +35,7 @@ from tinycomp.ir.attributes import (
     TypeAttr,
 )
 from tinycomp.ir.block import Block
+from tinycomp.ir.dialects.common_syntax import parse_values_with_types, print_values_with_types
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.region import Region
 from tinycomp.ir.registry import Dialect, register_dialect
@@ -145,11 +146,11 @@ class FuncOp(Operation):
         for index, arg_type in enumerate(function_type.inputs):
             if index:
                 printer.write(", ")
-            if not self.is_declaration:
-                printer.print_operand(self.arguments[index])
-                printer.write(": ")
-            printer.print_type(arg_type)
-            printer.print_attr_dict(arg_attrs[index])
+            if self.is_declaration:
+                printer.print_type(arg_type)
+                printer.print_attr_dict(arg_attrs[index])
+            else:
+                printer.print_argument(self.arguments[index], arg_attrs[index])
         printer.write(")")
         results = function_type.results
         res_attrs = _dicts(self.attributes.get("res_attrs"), len(results))
@@ -280,20 +281,12 @@ class ReturnOp(Operation):
 
     def print_custom(self, printer) -> None:
         printer.print_attr_dict(self.attributes)
-        if self.operands:
-            printer.write(" ")
-            printer.print_operands(self.operands)
-            printer.write(" : ")
-            printer.print_types(self.operand_types)
+        print_values_with_types(printer, self.operands)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
         attributes = parser.parse_optional_attr_dict()
-        operands = parser.parse_operand_list()
-        types = [parser.parse_colon_type()] if operands else []
-        while operands and parser.parse_optional_punct(","):
-            types.append(parser.parse_type())
-        return cls(parser.resolve_operands(operands, types), [], attributes)
+        return cls(parse_values_with_types(parser), [], attributes)
 
 
 class CallOp(Operation):

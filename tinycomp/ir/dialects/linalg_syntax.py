@@ -33,11 +33,12 @@ from collections.abc import Sequence
 from tinycomp.ir.attributes import ArrayAttr, Attribute, OpaqueAttr, StringAttr
 from tinycomp.ir.block import Block
 from tinycomp.ir.dense import DenseArrayAttr
+from tinycomp.ir.dialects.operand_segments import SEGMENTS as SEGMENT_SIZES
+from tinycomp.ir.dialects.operand_segments import segment_sizes
 from tinycomp.ir.equality import effective_attributes
 from tinycomp.ir.operation import Operation
-from tinycomp.ir.printer import INDENT
 from tinycomp.ir.region import Region
-from tinycomp.ir.types import Type, i32, i64
+from tinycomp.ir.types import Type, i64
 from tinycomp.ir.values import Value
 
 PARALLEL = "parallel"
@@ -46,8 +47,6 @@ REDUCTION = "reduction"
 """A loop that accumulates into the outputs (its iterations depend on each other)."""
 ITERATOR_KINDS = (PARALLEL, REDUCTION)
 """The iterator types linalg knows."""
-SEGMENT_SIZES = "operandSegmentSizes"
-"""The attribute that splits the operands into ``ins`` and ``outs``."""
 _FASTMATH_NONE = "#arith.fastmath<none>"
 
 
@@ -84,8 +83,9 @@ def iterator_types_attr(kinds: Sequence[str]) -> ArrayAttr:
 
 
 def segment_sizes_attr(num_inputs: int, num_outputs: int) -> DenseArrayAttr:
-    """``array<i32: num_inputs, num_outputs>``."""
-    return DenseArrayAttr(i32, [num_inputs, num_outputs])
+    """``array<i32: num_inputs, num_outputs>``: the ``operandSegmentSizes`` (here named
+    ``SEGMENT_SIZES``) that splits a linalg op's operands into ``ins`` and ``outs``."""
+    return segment_sizes(num_inputs, num_outputs)
 
 
 def i64_array(values: Sequence[int]) -> DenseArrayAttr:
@@ -157,12 +157,12 @@ def print_region_with_arguments(printer, region: Region) -> None:
     body two levels deeper and ``}`` one level deeper (MLIR's layout)."""
     block = region.entry_block
     arguments = block.arguments if block is not None else ()
-    printer._indent += 1  # the core Printer has no public indentation API yet
-    printer.write("\n" + INDENT * printer._indent + "(")
-    printer.write(", ".join(f"{printer.names.value_name(a)}: {a.type}" for a in arguments))
-    printer.write(") ")
-    printer.print_region(region, print_entry_args=False)
-    printer._indent -= 1
+    with printer.indented():
+        printer.print_newline()
+        printer.write("(")
+        printer.print_arguments(arguments)
+        printer.write(") ")
+        printer.print_region(region, print_entry_args=False)
 
 
 def parse_region_with_arguments(parser) -> Region:

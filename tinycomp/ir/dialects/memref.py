@@ -5,8 +5,10 @@ role: ``memref_alloc.py`` (alloc, alloca, dealloc, global, get_global),
 ``memref_access.py`` (load, store, copy, dim, rank), ``memref_view.py`` (subview,
 reinterpret_cast), ``memref_cast.py`` (cast, view) and ``memref_reshape.py``
 (collapse_shape, expand_shape).
-``memref_layout.py`` computes view result types; ``memref_index_list.py`` reads and
-writes the mixed static/dynamic ``[%i, 4]`` lists.
+``memref_layout.py`` computes view result types. What memref shares with tensor lives in
+files of its own: ``mixed_indices.py`` (the mixed static/dynamic ``[%i, 4]`` lists),
+``offsets_sizes_strides.py`` (subview's window), ``reassociation.py`` (the reshapes),
+``shaped_ops.py`` (dim, cast) and ``common_syntax.py`` (``%A[%i, %j]``).
 
 >>> from tinycomp.ir import parse
 >>> module = parse('''

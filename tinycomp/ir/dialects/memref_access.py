@@ -21,11 +21,23 @@ and ``alignment`` (an ``i64``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from tinycomp.ir.attributes import BoolAttr
+from tinycomp.ir.dialects.common_syntax import (
+    check_indices,
+    parse_indexed_access,
+    parse_type_pair,
+    parse_typed_operand,
+    print_indexed_access,
+    print_type_pair,
+    print_typed_operand,
+)
 from tinycomp.ir.dialects.memref_alloc import check_memref
 from tinycomp.ir.dialects.scf_syntax import constant_int
+from tinycomp.ir.dialects.shaped_ops import ShapedDimOp
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.type_helpers import shapes_compatible
 from tinycomp.ir.types import MemRefType, index
 from tinycomp.ir.values import Value
 
@@ -33,33 +45,40 @@ _ACCESS_ATTRIBUTES = ("alignment", "nontemporal")
 _NOT_NONTEMPORAL = {"nontemporal": BoolAttr(False)}
 
 
-def check_indices(op: Operation, memref_type: MemRefType, indices: Sequence[Value]) -> None:
-    """One ``index`` value per dimension of ``memref_type``."""
-    if len(indices) != memref_type.rank:
-        raise op.error(
-            f"expected {memref_type.rank} indices (the rank of {memref_type}), got {len(indices)}"
-        )
-    for position, value in enumerate(indices):
-        if value.type != index:
-            raise op.error(f"expected index #{position} to be an index, got {value.type}")
+class _AccessOp(Operation):
+    """Base of load and store: a memref with one index per dimension after it, written
+    ``%A[%i, %j] {attrs} : memref<...>``, and the access hints."""
 
-
-def print_access_attributes(printer, op: Operation) -> None:
-    """The attribute dictionary, leaving out ``nontemporal = false`` (the default)."""
-    elided = ["nontemporal"] if op.attributes.get("nontemporal") == BoolAttr(False) else []
-    printer.print_attr_dict(op.attributes, elided=elided)
-
-
-class LoadOp(Operation):
-    """Read one element: ``%x = memref.load %A[%i, %j] : memref<?x8xf32>``."""
-
-    name = "memref.load"
-    num_results = 1
     num_regions = 0
     num_successors = 0
     has_custom_syntax = True
     inherent_attributes = _ACCESS_ATTRIBUTES
     default_attributes = _NOT_NONTEMPORAL
+    memref_position: ClassVar[int] = 0
+    """Where the memref is among the operands (the indices follow it)."""
+
+    @property
+    def memref(self) -> Value:
+        """The buffer accessed."""
+        return self.operands[self.memref_position]
+
+    @property
+    def indices(self) -> tuple[Value, ...]:
+        """One index per dimension."""
+        return self.operands[self.memref_position + 1 :]
+
+    def _print_access(self, printer) -> None:
+        """``%A[%i] {attrs} : type``, leaving out ``nontemporal = false`` (the default)."""
+        default = self.attributes.get("nontemporal") == BoolAttr(False)
+        elided = ["nontemporal"] if default else []
+        print_indexed_access(printer, self.memref, self.indices, self.attributes, elided)
+
+
+class LoadOp(_AccessOp):
+    """Read one element: ``%x = memref.load %A[%i, %j] : memref<?x8xf32>``."""
+
+    name = "memref.load"
+    num_results = 1
 
     @classmethod
     def build(cls, memref: Value, indices: Sequence[Value]) -> LoadOp:
@@ -67,16 +86,6 @@ class LoadOp(Operation):
         if not isinstance(memref.type, MemRefType):
             raise ValueError(f"expected a memref to load from, got {memref.type}")
         return cls([memref, *indices], [memref.type.element_type])
-
-    @property
-    def memref(self) -> Value:
-        """The buffer read."""
-        return self.operands[0]
-
-    @property
-    def indices(self) -> tuple[Value, ...]:
-        """One index per dimension."""
-        return self.operands[1:]
 
     def verify_op(self) -> None:
         if not self.operands:
@@ -91,40 +100,20 @@ class LoadOp(Operation):
 
     def print_custom(self, printer) -> None:
         printer.write(" ")
-        printer.print_operand(self.memref)
-        printer.write("[")
-        printer.print_operands(self.indices)
-        printer.write("]")
-        print_access_attributes(printer, self)
-        printer.write(" : ")
-        printer.print_type(self.memref.type)
+        self._print_access(printer)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
-        memref = parser.parse_operand()
-        parser.parse_punct("[")
-        indices = parser.parse_operand_list()
-        parser.parse_punct("]")
-        attributes = parser.parse_optional_attr_dict()
-        type_token = parser.token
-        memref_type = parser.parse_colon_type()
-        if not isinstance(memref_type, MemRefType):
-            raise parser.error(f"expected a memref type, got {memref_type}", type_token)
-        operands = [parser.resolve_operand(memref, memref_type)]
-        operands += parser.resolve_operands(indices, [index] * len(indices))
+        operands, memref_type, attributes = parse_indexed_access(parser, MemRefType, "a memref")
         return cls(operands, [memref_type.element_type], attributes)
 
 
-class StoreOp(Operation):
+class StoreOp(_AccessOp):
     """Write one element: ``memref.store %x, %A[%i, %j] : memref<?x8xf32>``."""
 
     name = "memref.store"
     num_results = 0
-    num_regions = 0
-    num_successors = 0
-    has_custom_syntax = True
-    inherent_attributes = _ACCESS_ATTRIBUTES
-    default_attributes = _NOT_NONTEMPORAL
+    memref_position = 1
 
     @classmethod
     def build(cls, value: Value, memref: Value, indices: Sequence[Value]) -> StoreOp:
@@ -135,16 +124,6 @@ class StoreOp(Operation):
     def value(self) -> Value:
         """The value written."""
         return self.operands[0]
-
-    @property
-    def memref(self) -> Value:
-        """The buffer written."""
-        return self.operands[1]
-
-    @property
-    def indices(self) -> tuple[Value, ...]:
-        """One index per dimension."""
-        return self.operands[2:]
 
     def verify_op(self) -> None:
         if len(self.operands) < 2:
@@ -161,33 +140,15 @@ class StoreOp(Operation):
         printer.write(" ")
         printer.print_operand(self.value)
         printer.write(", ")
-        printer.print_operand(self.memref)
-        printer.write("[")
-        printer.print_operands(self.indices)
-        printer.write("]")
-        print_access_attributes(printer, self)
-        printer.write(" : ")
-        printer.print_type(self.memref.type)
+        self._print_access(printer)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
         value = parser.parse_operand()
         parser.parse_punct(",")
-        memref = parser.parse_operand()
-        parser.parse_punct("[")
-        indices = parser.parse_operand_list()
-        parser.parse_punct("]")
-        attributes = parser.parse_optional_attr_dict()
-        type_token = parser.token
-        memref_type = parser.parse_colon_type()
-        if not isinstance(memref_type, MemRefType):
-            raise parser.error(f"expected a memref type, got {memref_type}", type_token)
-        operands = [
-            parser.resolve_operand(value, memref_type.element_type),
-            parser.resolve_operand(memref, memref_type),
-        ]
-        operands += parser.resolve_operands(indices, [index] * len(indices))
-        return cls(operands, [], attributes)
+        operands, memref_type, attributes = parse_indexed_access(parser, MemRefType, "a memref")
+        stored = parser.resolve_operand(value, memref_type.element_type)
+        return cls([stored, *operands], [], attributes)
 
 
 class CopyOp(Operation):
@@ -223,21 +184,14 @@ class CopyOp(Operation):
             raise self.error(
                 f"expected one element type, got {source.element_type} and {target.element_type}"
             )
-        compatible = source.rank == target.rank and all(
-            a is None or b is None or a == b
-            for a, b in zip(source.shape, target.shape, strict=True)
-        )
-        if not compatible:
+        if not shapes_compatible(source.shape, target.shape):
             raise self.error(f"expected compatible shapes, got {source} and {target}")
 
     def print_custom(self, printer) -> None:
         printer.write(" ")
         printer.print_operands(self.operands)
         printer.print_attr_dict(self.attributes)
-        printer.write(" : ")
-        printer.print_type(self.source.type)
-        printer.write(" to ")
-        printer.print_type(self.target.type)
+        print_type_pair(printer, self.source.type, self.target.type)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
@@ -245,72 +199,26 @@ class CopyOp(Operation):
         parser.parse_punct(",")
         target = parser.parse_operand()
         attributes = parser.parse_optional_attr_dict()
-        source_type = parser.parse_colon_type()
-        parser.parse_keyword("to")
-        target_type = parser.parse_type()
+        source_type, target_type = parse_type_pair(parser)
         operands = parser.resolve_operands([source, target], [source_type, target_type])
         return cls(operands, [], attributes)
 
 
-class DimOp(Operation):
+class DimOp(ShapedDimOp):
     """The size of one dimension: ``%n = memref.dim %A, %c0 : memref<?x8xf32>``."""
 
     name = "memref.dim"
-    num_operands = 2
-    num_results = 1
-    num_regions = 0
-    num_successors = 0
-    is_pure = True
-    has_custom_syntax = True
-
-    @classmethod
-    def build(cls, source: Value, dimension: Value) -> DimOp:
-        """The size of dimension ``dimension`` (an index value) of ``source``."""
-        return cls([source, dimension], [index])
-
-    @property
-    def source(self) -> Value:
-        """The memref asked about."""
-        return self.operands[0]
-
-    @property
-    def dimension(self) -> Value:
-        """Which dimension (an ``index``)."""
-        return self.operands[1]
-
-    def asm_result_names(self) -> list[str]:
-        """``%dim``, as MLIR names it."""
-        return ["dim"]
+    container_type = MemRefType
+    container_name = "a memref"
 
     def verify_op(self) -> None:
-        memref_type = check_memref(self, self.source.type, "the source")
-        if self.dimension.type != index or self.result.type != index:
-            raise self.error(
-                f"expected an index dimension and result, got {self.dimension.type} "
-                f"and {self.result.type}"
-            )
+        super().verify_op()
+        memref_type = self.source.type
         position = constant_int(self.dimension)
         if position is not None and not 0 <= position < memref_type.rank:
             raise self.error(
                 f"expected a dimension in [0, {memref_type.rank}) for {memref_type}, got {position}"
             )
-
-    def print_custom(self, printer) -> None:
-        printer.print_attr_dict(self.attributes)
-        printer.write(" ")
-        printer.print_operands(self.operands)
-        printer.write(" : ")
-        printer.print_type(self.source.type)
-
-    @classmethod
-    def parse_custom(cls, parser) -> Operation:
-        attributes = parser.parse_optional_attr_dict()
-        source = parser.parse_operand()
-        parser.parse_punct(",")
-        dimension = parser.parse_operand()
-        source_type = parser.parse_colon_type()
-        operands = parser.resolve_operands([source, dimension], [source_type, index])
-        return cls(operands, [index], attributes)
 
 
 class RankOp(Operation):
@@ -335,18 +243,12 @@ class RankOp(Operation):
             raise self.error(f"expected an index result, got {self.result.type}")
 
     def print_custom(self, printer) -> None:
-        printer.write(" ")
-        printer.print_operand(self.operands[0])
-        printer.print_attr_dict(self.attributes)
-        printer.write(" : ")
-        printer.print_type(self.operands[0].type)
+        print_typed_operand(printer, self, self.operands[0])
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
-        operand = parser.parse_operand()
-        attributes = parser.parse_optional_attr_dict()
-        operand_type = parser.parse_colon_type()
-        return cls([parser.resolve_operand(operand, operand_type)], [index], attributes)
+        value, attributes = parse_typed_operand(parser)
+        return cls([value], [index], attributes)
 
 
 __all__ = [

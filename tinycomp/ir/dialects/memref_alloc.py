@@ -39,9 +39,16 @@ from tinycomp.ir.attributes import (
     UnitAttr,
 )
 from tinycomp.ir.dense import DenseElementsAttr
+from tinycomp.ir.dialects.common_syntax import (
+    check_dynamic_sizes,
+    parse_dims_and_symbols,
+    parse_typed_operand,
+    print_dims_and_symbols,
+    print_typed_operand,
+)
 from tinycomp.ir.dialects.operand_segments import SEGMENTS, check_segments, segment, segment_sizes
 from tinycomp.ir.operation import Operation
-from tinycomp.ir.types import DYNAMIC, MemRefType, RankedTensorType, i64, index
+from tinycomp.ir.types import MemRefType, RankedTensorType, i64, index
 from tinycomp.ir.values import Value
 
 
@@ -94,12 +101,7 @@ class _AllocLikeOp(Operation):
     def verify_op(self) -> None:
         memref_type = check_memref(self, self.result.type, "the result")
         check_segments(self, 2)
-        expected = sum(1 for size in memref_type.shape if size is DYNAMIC)
-        if len(self.dynamic_sizes) != expected:
-            raise self.error(
-                f"expected {expected} dynamic size operands (one per '?' in {memref_type}), "
-                f"got {len(self.dynamic_sizes)}"
-            )
+        check_dynamic_sizes(self, memref_type, self.dynamic_sizes)
         layout = memref_type.layout
         symbols = layout.map.num_symbols if isinstance(layout, AffineMapAttr) else 0
         if len(self.symbol_operands) != symbols:
@@ -112,31 +114,17 @@ class _AllocLikeOp(Operation):
                 raise self.error(f"expected index operands, got {value.type}")
 
     def print_custom(self, printer) -> None:
-        printer.write("(")
-        printer.print_operands(self.dynamic_sizes)
-        printer.write(")")
-        if self.symbol_operands:
-            printer.write("[")
-            printer.print_operands(self.symbol_operands)
-            printer.write("]")
+        print_dims_and_symbols(printer, self.operands, len(self.dynamic_sizes))
         printer.print_attr_dict(self.attributes, elided=[SEGMENTS])
         printer.write(" : ")
         printer.print_type(self.result.type)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
-        parser.parse_punct("(")
-        sizes = parser.parse_operand_list()
-        parser.parse_punct(")")
-        symbols = []
-        if parser.parse_optional_punct("["):
-            symbols = parser.parse_operand_list()
-            parser.parse_punct("]")
+        operands, num_sizes = parse_dims_and_symbols(parser)
         attributes = parser.parse_optional_attr_dict()
         result_type = parser.parse_colon_type()
-        names = [*sizes, *symbols]
-        operands = parser.resolve_operands(names, [index] * len(names))
-        attributes[SEGMENTS] = segment_sizes(len(sizes), len(symbols))
+        attributes[SEGMENTS] = segment_sizes(num_sizes, len(operands) - num_sizes)
         return cls(operands, [result_type], attributes)
 
 
@@ -177,18 +165,12 @@ class DeallocOp(Operation):
         check_memref(self, self.memref.type, "the operand")
 
     def print_custom(self, printer) -> None:
-        printer.write(" ")
-        printer.print_operand(self.memref)
-        printer.print_attr_dict(self.attributes)
-        printer.write(" : ")
-        printer.print_type(self.memref.type)
+        print_typed_operand(printer, self, self.memref)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
-        operand = parser.parse_operand()
-        attributes = parser.parse_optional_attr_dict()
-        memref_type = parser.parse_colon_type()
-        return cls([parser.resolve_operand(operand, memref_type)], [], attributes)
+        value, attributes = parse_typed_operand(parser)
+        return cls([value], [], attributes)
 
 
 class GlobalOp(Operation):

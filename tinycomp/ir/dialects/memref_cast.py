@@ -20,9 +20,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tinycomp.ir.dialects.common_syntax import (
+    check_dynamic_sizes,
+    parse_type_pair,
+    print_type_pair,
+)
 from tinycomp.ir.dialects.memref_alloc import check_memref
+from tinycomp.ir.dialects.shaped_ops import ShapedCastOp
 from tinycomp.ir.operation import Operation
-from tinycomp.ir.type_helpers import strides_and_offset
+from tinycomp.ir.type_helpers import shapes_compatible, strides_and_offset
 from tinycomp.ir.types import DYNAMIC, IntegerType, MemRefType, index
 from tinycomp.ir.values import Value
 
@@ -76,14 +82,9 @@ class ViewOp(Operation):
             raise self.error(f"expected a result with an identity layout, got {result}")
         if source.memory_space != result.memory_space:
             raise self.error(f"expected the memory space of the source ({source}), got {result}")
-        dynamic = sum(1 for size in result.shape if size is DYNAMIC)
-        if len(self.sizes) != dynamic:
-            raise self.error(
-                f"expected {dynamic} size operands (one per '?' in {result}), got {len(self.sizes)}"
-            )
-        for value in self.operands[1:]:
-            if value.type != index:
-                raise self.error(f"expected index byte shift and sizes, got {value.type}")
+        check_dynamic_sizes(self, result, self.sizes)
+        if self.byte_shift.type != index:
+            raise self.error(f"expected an index byte shift, got {self.byte_shift.type}")
 
     def print_custom(self, printer) -> None:
         printer.write(" ")
@@ -94,10 +95,7 @@ class ViewOp(Operation):
         printer.print_operands(self.sizes)
         printer.write("]")
         printer.print_attr_dict(self.attributes)
-        printer.write(" : ")
-        printer.print_type(self.source.type)
-        printer.write(" to ")
-        printer.print_type(self.result.type)
+        print_type_pair(printer, self.source.type, self.result.type)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
@@ -109,64 +107,24 @@ class ViewOp(Operation):
         sizes = parser.parse_operand_list()
         parser.parse_punct("]")
         attributes = parser.parse_optional_attr_dict()
-        source_type = parser.parse_colon_type()
-        parser.parse_keyword("to")
-        result_type = parser.parse_type()
+        source_type, result_type = parse_type_pair(parser)
         names = [shift, *sizes]
         operands = [parser.resolve_operand(source, source_type)]
         operands += parser.resolve_operands(names, [index] * len(names))
         return cls(operands, [result_type], attributes)
 
 
-class CastOp(Operation):
+class CastOp(ShapedCastOp):
     """Change static information in a memref type (a size or stride becomes known or
     unknown): ``%c = memref.cast %A : memref<4xf32> to memref<?xf32>``."""
 
     name = "memref.cast"
-    num_operands = 1
-    num_results = 1
-    num_regions = 0
-    num_successors = 0
-    is_pure = True
-    has_custom_syntax = True
+    container_type = MemRefType
+    container_name = "a memref"
 
-    @classmethod
-    def build(cls, source: Value, result_type: MemRefType) -> CastOp:
-        """Cast ``source`` to ``result_type``."""
-        return cls([source], [result_type])
-
-    @property
-    def source(self) -> Value:
-        """The memref cast."""
-        return self.operands[0]
-
-    def asm_result_names(self) -> list[str]:
-        """``%cast``, as MLIR names it."""
-        return ["cast"]
-
-    def verify_op(self) -> None:
-        source = check_memref(self, self.source.type, "the source")
-        result = check_memref(self, self.result.type, "the result")
-        if not cast_compatible(source, result):
-            raise self.error(f"expected cast-compatible types, got {source} and {result}")
-
-    def print_custom(self, printer) -> None:
-        printer.write(" ")
-        printer.print_operand(self.source)
-        printer.print_attr_dict(self.attributes)
-        printer.write(" : ")
-        printer.print_type(self.source.type)
-        printer.write(" to ")
-        printer.print_type(self.result.type)
-
-    @classmethod
-    def parse_custom(cls, parser) -> Operation:
-        source = parser.parse_operand()
-        attributes = parser.parse_optional_attr_dict()
-        source_type = parser.parse_colon_type()
-        parser.parse_keyword("to")
-        result_type = parser.parse_type()
-        return cls([parser.resolve_operand(source, source_type)], [result_type], attributes)
+    def are_cast_compatible(self, source: MemRefType, result: MemRefType) -> bool:
+        """See ``cast_compatible``."""
+        return cast_compatible(source, result)
 
 
 def cast_compatible(a: MemRefType, b: MemRefType) -> bool:
@@ -179,7 +137,7 @@ def cast_compatible(a: MemRefType, b: MemRefType) -> bool:
     """
     if a.element_type != b.element_type or a.memory_space != b.memory_space:
         return False
-    if a.rank != b.rank:
+    if not shapes_compatible(a.shape, b.shape):
         return False
     if a.layout != b.layout:
         try:
@@ -190,9 +148,7 @@ def cast_compatible(a: MemRefType, b: MemRefType) -> bool:
         pairs = [(a_offset, b_offset), *zip(a_strides, b_strides, strict=True)]
         if not all(x is DYNAMIC or y is DYNAMIC or x == y for x, y in pairs):
             return False
-    return all(
-        x is DYNAMIC or y is DYNAMIC or x == y for x, y in zip(a.shape, b.shape, strict=True)
-    )
+    return True
 
 
 __all__ = ["CastOp", "ViewOp", "cast_compatible"]

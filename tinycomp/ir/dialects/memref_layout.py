@@ -10,31 +10,28 @@ dynamic value is dynamic (``mul``, ``add``).
 
 * result sizes are ``sizes``; result strides are ``S[i] * strides[i]``;
 * result offset is ``o + sum(offsets[i] * S[i])``;
-* the result may drop dimensions of size 1 ("rank-reduced"), keeping the others' strides.
+* the result may drop dimensions of size 1 ("rank-reduced"), keeping the others' strides;
+* a static window must stay inside the source (``slice_bounds_problem``, shared with
+  ``tensor.extract_slice`` and kept here under its old name too).
 
 >>> from tinycomp.ir import MemRefType, f32
 >>> print(subview_type(MemRefType((8, 8), f32), (2, None), (4, 4), (1, 2)))
 memref<4x4xf32, strided<[8, 2], offset: ?>>
 
 **collapse_shape** merges groups of adjacent dimensions (they must be contiguous in
-memory); **expand_shape** splits dimensions. With an identity layout the result has an
-identity layout too; otherwise its strides are worked out like MLIR's
+memory); **expand_shape** splits dimensions (the shape rules, ``reshape_shape_problem``,
+are shared with tensor's reshapes in ``reassociation.py``). With an identity layout the
+result has an identity layout too; otherwise its strides are worked out like MLIR's
 ``computeCollapsedLayoutMap`` / ``computeExpandedLayoutMap``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from tinycomp.ir.attributes import StridedLayoutAttr
+from tinycomp.ir.dialects.offsets_sizes_strides import Dims, slice_bounds_problem
+from tinycomp.ir.dialects.reassociation import Reassociation, reshape_shape_problem
 from tinycomp.ir.type_helpers import strides_and_offset
 from tinycomp.ir.types import DYNAMIC, MemRefType
-
-Dims = Sequence[int | None]
-"""Sizes, strides or offsets, one per dimension, ``None`` where dynamic."""
-
-Reassociation = Sequence[Sequence[int]]
-"""Groups of source dimensions, ``[[0, 1], [2]]``: one group per collapsed dimension."""
 
 
 def mul(a: int | None, b: int | None) -> int | None:
@@ -60,25 +57,6 @@ def subview_type(source: MemRefType, offsets: Dims, sizes: Dims, strides: Dims) 
         offset = add(offset, mul(view_offset, source_stride))
     layout = StridedLayoutAttr(result_strides, offset)
     return MemRefType(tuple(sizes), source.element_type, layout, source.memory_space)
-
-
-def slice_bounds_problem(shape: Dims, offsets: Dims, sizes: Dims, strides: Dims) -> str | None:
-    """Why a static slice reaches outside a static source dimension, or ``None``.
-
-    >>> slice_bounds_problem((8,), (6,), (2,), (2,))
-    'slice along dimension 0 runs out-of-bounds: 8 >= 8'
-    """
-    for i, size in enumerate(shape):
-        if size is DYNAMIC or offsets[i] is DYNAMIC:
-            continue
-        if offsets[i] >= size:
-            return f"offset {i} is out-of-bounds: {offsets[i]} >= {size}"
-        if sizes[i] is DYNAMIC or strides[i] is DYNAMIC:
-            continue
-        last = offsets[i] + max(0, sizes[i] - 1) * strides[i]
-        if last >= size:
-            return f"slice along dimension {i} runs out-of-bounds: {last} >= {size}"
-    return None
 
 
 def rank_reduction_problem(expected: MemRefType, actual: MemRefType) -> str | None:
@@ -120,55 +98,6 @@ def _size(entry) -> int | None:
 
 
 # -- collapse_shape / expand_shape --------------------------------------------------------------
-def reshape_shape_problem(
-    collapsed: Dims, expanded: Dims, reassociation: Reassociation
-) -> str | None:
-    """Why ``collapsed`` is not ``expanded`` with each group of ``reassociation``
-    merged into one dimension, or ``None`` (MLIR's ``verifyCollapsedShape``).
-
-    >>> reshape_shape_problem((8,), (2, 2), [[0, 1]])
-    'collapsed dim size (8) must equal reassociation group size (4)'
-    """
-    if len(collapsed) != len(reassociation):
-        return (
-            f"invalid number of reassociation groups: found {len(reassociation)}, "
-            f"expected {len(collapsed)}"
-        )
-    next_dim = 0
-    for collapsed_dim, group in enumerate(reassociation):
-        found_dynamic = False
-        group_size = 1
-        for expanded_dim in group:
-            if expanded_dim != next_dim:
-                return "reassociation indices must be contiguous"
-            next_dim += 1
-            if expanded_dim >= len(expanded):
-                return f"reassociation index {expanded_dim} is out of bounds"
-            if expanded[expanded_dim] is DYNAMIC:
-                found_dynamic = True
-            else:
-                group_size *= expanded[expanded_dim]
-        if (collapsed[collapsed_dim] is DYNAMIC) != found_dynamic:
-            return (
-                f"collapsed dim ({collapsed_dim}) must be dynamic if and only if reassociation "
-                "group is dynamic"
-            )
-        if not found_dynamic and group_size != collapsed[collapsed_dim]:
-            return (
-                f"collapsed dim size ({collapsed[collapsed_dim]}) must equal reassociation "
-                f"group size ({group_size})"
-            )
-    if not collapsed:
-        if any(size != 1 for size in expanded):
-            return "rank 0 memrefs can only be extended/collapsed with/from ones"
-    elif next_dim != len(expanded):
-        return (
-            f"expanded rank ({len(expanded)}) inconsistent with number of reassociation "
-            f"indices ({next_dim})"
-        )
-    return None
-
-
 def collapsed_type(
     source: MemRefType, result_shape: Dims, reassociation: Reassociation
 ) -> MemRefType | None:

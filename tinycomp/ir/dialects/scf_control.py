@@ -32,11 +32,10 @@ from tinycomp.ir.attributes import Attribute, UnitAttr
 from tinycomp.ir.block import Block
 from tinycomp.ir.dialects.scf_syntax import (
     check_terminator_types,
-    ensure_terminator,
     format_types,
     parse_optional_arrow_types,
-    single_block,
 )
+from tinycomp.ir.dialects.structured_control import IfElseOp, RegionYieldOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import Type, format_result_types, i1
@@ -46,59 +45,23 @@ YIELD_PARENTS = ("scf.for", "scf.if", "scf.while", "scf.execute_region", "scf.in
 """The ops whose regions ``scf.yield`` may end."""
 
 
-class YieldOp(Operation):
+class YieldOp(RegionYieldOp):
     """Pass values out of an scf region: ``scf.yield %a, %b : f32, index`` (or ``scf.yield``)."""
 
     name = "scf.yield"
-    num_results = 0
-    num_regions = 0
-    num_successors = 0
-    is_terminator = True
-    is_pure = True
-    has_custom_syntax = True
-
-    @classmethod
-    def build(cls, values: Sequence[Value] = ()) -> YieldOp:
-        """Yield ``values`` (none by default)."""
-        return cls(values)
-
-    def verify_op(self) -> None:
-        parent = self.parent_op()
-        if parent is not None and parent.name not in YIELD_PARENTS:
-            raise self.error(
-                f"expected to be inside {', '.join(YIELD_PARENTS)}, got '{parent.name}'"
-            )
-
-    def print_custom(self, printer) -> None:
-        printer.print_attr_dict(self.attributes)
-        if self.operands:
-            printer.write(" ")
-            printer.print_operands(self.operands)
-            printer.write(" : ")
-            printer.print_types(self.operand_types)
-
-    @classmethod
-    def parse_custom(cls, parser) -> Operation:
-        attributes = parser.parse_optional_attr_dict()
-        operands = parser.parse_operand_list()
-        types = parser.parse_type_list() if operands and parser.parse_optional_punct(":") else []
-        if operands and not types:
-            raise parser.expected("':' and the types of the yielded values")
-        return cls(parser.resolve_operands(operands, types), [], attributes)
+    allowed_parents = YIELD_PARENTS
 
 
-class IfOp(Operation):
+class IfOp(IfElseOp):
     """Run the ``then`` or the ``else`` region: ``%r = scf.if %c -> (f32) {...} else {...}``.
 
     The ``else`` region is empty (no block) when the text has no ``else``; that is only
-    allowed when the op has no results.
+    allowed when the op has no results (see ``IfElseOp``).
     """
 
     name = "scf.if"
     num_operands = 1
-    num_regions = 2
-    num_successors = 0
-    has_custom_syntax = True
+    yield_op = YieldOp
 
     @classmethod
     def build(
@@ -107,84 +70,34 @@ class IfOp(Operation):
         """An ``scf.if`` with a ``then`` block (and an ``else`` block if ``with_else`` or
         there are results). Without results the blocks end in ``scf.yield`` already;
         with results, end each with ``YieldOp.build([...])``."""
-        then_region = Region([Block()])
-        else_region = Region([Block()] if with_else or result_types else [])
-        if not result_types:
-            ensure_terminator(then_region, YieldOp.build)
-            if else_region.blocks:
-                ensure_terminator(else_region, YieldOp.build)
-        return cls([condition], result_types, {}, [then_region, else_region])
+        regions = cls.then_else_regions(result_types, with_else)
+        return cls([condition], result_types, {}, regions)
 
     @property
     def condition(self) -> Value:
         """The ``i1`` that picks the region."""
         return self.operands[0]
 
-    @property
-    def then_region(self) -> Region:
-        """The region run when the condition is true."""
-        return self.regions[0]
-
-    @property
-    def else_region(self) -> Region:
-        """The region run when the condition is false (may have no block)."""
-        return self.regions[1]
-
-    @property
-    def then_block(self) -> Block:
-        """The only block of the ``then`` region."""
-        return self.regions[0].blocks[0]
-
-    @property
-    def else_block(self) -> Block | None:
-        """The only block of the ``else`` region, or ``None`` when there is no ``else``."""
-        return self.regions[1].entry_block
-
     def verify_op(self) -> None:
         if self.condition.type != i1:
             raise self.error(f"expected an i1 condition, got {self.condition.type}")
-        then_block = single_block(self, self.then_region, "the 'then' region")
-        if then_block.arguments:
-            raise self.error("expected the 'then' region to have no arguments")
-        if len(self.else_region.blocks) > 1:
-            raise self.error("expected the 'else' region to have at most one block")
-        if self.else_block is not None and self.else_block.arguments:
-            raise self.error("expected the 'else' region to have no arguments")
-        if self.results and self.else_block is None:
-            results = format_types(self.result_types)
-            raise self.error(f"expected an 'else' region, since the op has results {results}")
-        for region in self.regions:
-            check_terminator_types(self, region, "scf.yield", self.result_types, "the results")
+        self.verify_then_else()
 
     def print_custom(self, printer) -> None:
         printer.write(" ")
         printer.print_operand(self.condition)
         if self.results:
             printer.write(f" -> {format_types(self.result_types)}")
-        printer.write(" ")
-        yields_values = bool(self.results)
-        printer.print_region(
-            self.then_region, print_entry_args=False, print_block_terminators=yields_values
-        )
-        if self.else_region.blocks:
-            printer.write(" else ")
-            printer.print_region(
-                self.else_region, print_entry_args=False, print_block_terminators=yields_values
-            )
+        self.print_then_else(printer)
         printer.print_attr_dict(self.attributes)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
         condition = parser.resolve_operand(parser.parse_operand(), i1)
         result_types = parse_optional_arrow_types(parser)
-        then_region = parser.parse_region()
-        ensure_terminator(then_region, YieldOp.build)
-        else_region = Region()
-        if parser.parse_optional_keyword("else"):
-            else_region = parser.parse_region()
-            ensure_terminator(else_region, YieldOp.build)
+        regions = cls.parse_then_else(parser)
         attributes = parser.parse_optional_attr_dict()
-        return cls([condition], result_types, attributes, [then_region, else_region])
+        return cls([condition], result_types, attributes, regions)
 
 
 class ExecuteRegionOp(Operation):

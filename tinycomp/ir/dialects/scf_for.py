@@ -30,29 +30,20 @@ from collections.abc import Sequence
 from tinycomp.ir.attributes import Attribute, UnitAttr
 from tinycomp.ir.block import Block
 from tinycomp.ir.dialects.scf_control import YieldOp
-from tinycomp.ir.dialects.scf_syntax import (
-    block_arguments,
-    check_terminator_types,
-    ensure_terminator,
-    format_types,
-    parse_assignment_list,
-    print_assignment_list,
-    single_block,
-)
+from tinycomp.ir.dialects.scf_syntax import block_arguments, ensure_terminator
+from tinycomp.ir.dialects.structured_control import CountedLoopOp, parse_optional_iter_args
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import IndexType, IntegerType, index
-from tinycomp.ir.values import BlockArgument, Value
+from tinycomp.ir.values import Value
 
 
-class ForOp(Operation):
+class ForOp(CountedLoopOp):
     """A counted loop with loop-carried values:
     ``%r = scf.for %i = %lb to %ub step %s iter_args(%acc = %init) -> (f32) { ... }``."""
 
     name = "scf.for"
-    num_regions = 1
-    num_successors = 0
-    has_custom_syntax = True
+    yield_name = "scf.yield"
     inherent_attributes = ("unsignedCmp",)
 
     @classmethod
@@ -95,21 +86,6 @@ class ForOp(Operation):
         return self.operands[3:]
 
     @property
-    def body(self) -> Block:
-        """The loop body (one block)."""
-        return self.regions[0].blocks[0]
-
-    @property
-    def induction_var(self) -> BlockArgument:
-        """The induction variable (first block argument of the body)."""
-        return self.body.arguments[0]
-
-    @property
-    def region_iter_args(self) -> tuple[BlockArgument, ...]:
-        """The loop-carried values as seen inside the body."""
-        return self.body.arguments[1:]
-
-    @property
     def is_unsigned(self) -> bool:
         """True when the bounds are compared as unsigned integers."""
         return "unsignedCmp" in self.attributes
@@ -124,23 +100,7 @@ class ForOp(Operation):
                 "expected lower bound, upper bound and step of one integer or index type, got "
                 + ", ".join(map(str, bound_types))
             )
-        init_types = tuple(v.type for v in self.init_args)
-        if init_types != self.result_types:
-            raise self.error(
-                f"expected result types {format_types(init_types)} (the iter_args' types), "
-                f"got {format_types(self.result_types)}"
-            )
-        body = single_block(self, self.regions[0], "the body")
-        arg_types = tuple(a.type for a in body.arguments)
-        expected = (bound_types[0], *init_types)
-        if arg_types != expected:
-            raise self.error(
-                f"expected body arguments {format_types(expected)} (induction variable and "
-                f"iter_args), got {format_types(arg_types)}"
-            )
-        check_terminator_types(
-            self, self.regions[0], "scf.yield", init_types, "the iter_args' types"
-        )
+        self.verify_loop_body(bound_types[0], self.init_args)
 
     def print_custom(self, printer) -> None:
         if self.is_unsigned:
@@ -153,16 +113,12 @@ class ForOp(Operation):
         printer.print_operand(self.upper_bound)
         printer.write(" step ")
         printer.print_operand(self.step)
-        print_assignment_list(printer, " iter_args", self.region_iter_args, self.init_args)
-        if self.init_args:
-            printer.write(f" -> {format_types(self.result_types)}")
+        self.print_iter_args(printer, self.init_args)
         printer.write(" ")
         if not isinstance(self.induction_var.type, IndexType):
             # MLIR writes " : i32 " after the space above, hence two spaces before ':'.
             printer.write(f" : {self.induction_var.type} ")
-        printer.print_region(
-            self.regions[0], print_entry_args=False, print_block_terminators=bool(self.init_args)
-        )
+        self.print_body(printer)
         printer.print_attr_dict(self.attributes, elided=["unsignedCmp"])
 
     @classmethod
@@ -177,11 +133,7 @@ class ForOp(Operation):
         upper = parser.parse_operand()
         parser.parse_keyword("step")
         step = parser.parse_operand()
-        arg_names, inits, init_types = [], [], []
-        if parser.parse_optional_keyword("iter_args"):
-            arg_names, inits = parse_assignment_list(parser)
-            parser.parse_punct("->")
-            init_types = list(parser.parse_result_types())
+        arg_names, inits, init_types = parse_optional_iter_args(parser)
         iv_type = parser.parse_type() if parser.parse_optional_punct(":") else index
         bounds = parser.resolve_operands([lower, upper, step], [iv_type] * 3)
         init_values = parser.resolve_operands(inits, init_types)

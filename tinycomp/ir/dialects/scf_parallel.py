@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tinycomp.ir.block import Block
+from tinycomp.ir.dialects.common_syntax import parse_typed_operand, print_typed_operand
 from tinycomp.ir.dialects.operand_segments import SEGMENTS, check_segments, segment, segment_sizes
 from tinycomp.ir.dialects.scf_syntax import (
     block_arguments,
@@ -136,18 +137,12 @@ class ReduceReturnOp(Operation):
             raise self.error(f"expected to be inside 'scf.reduce', got '{parent.name}'")
 
     def print_custom(self, printer) -> None:
-        printer.write(" ")
-        printer.print_operand(self.operands[0])
-        printer.print_attr_dict(self.attributes)
-        printer.write(" : ")
-        printer.print_type(self.operands[0].type)
+        print_typed_operand(printer, self, self.operands[0])
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
-        operand = parser.parse_operand()
-        attributes = parser.parse_optional_attr_dict()
-        value_type = parser.parse_colon_type()
-        return cls([parser.resolve_operand(operand, value_type)], [], attributes)
+        value, attributes = parse_typed_operand(parser)
+        return cls([value], [], attributes)
 
 
 class ParallelOp(Operation):

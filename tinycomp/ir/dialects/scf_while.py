@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tinycomp.ir.block import Block
+from tinycomp.ir.dialects.common_syntax import parse_values_with_types, print_values_with_types
 from tinycomp.ir.dialects.scf_syntax import (
     block_arguments,
     check_terminator_types,
@@ -75,11 +76,7 @@ class ConditionOp(Operation):
         printer.print_operand(self.condition)
         printer.write(")")
         printer.print_attr_dict(self.attributes)
-        if self.args:
-            printer.write(" ")
-            printer.print_operands(self.args)
-            printer.write(" : ")
-            printer.print_types(v.type for v in self.args)
+        print_values_with_types(printer, self.args)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
@@ -87,9 +84,7 @@ class ConditionOp(Operation):
         condition = parser.resolve_operand(parser.parse_operand(), i1)
         parser.parse_punct(")")
         attributes = parser.parse_optional_attr_dict()
-        operands = parser.parse_operand_list()
-        types = parser.parse_type_list() if operands and parser.parse_optional_punct(":") else []
-        return cls([condition, *parser.resolve_operands(operands, types)], [], attributes)
+        return cls([condition, *parse_values_with_types(parser)], [], attributes)
 
 
 class WhileOp(Operation):

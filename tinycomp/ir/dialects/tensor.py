@@ -7,9 +7,12 @@ ExtractSliceOp`` works):
 * here: ``tensor.empty``, ``tensor.extract``, ``tensor.insert``, ``tensor.dim``,
   ``tensor.cast``;
 * ``tensor_slice.py``: ``tensor.extract_slice``, ``tensor.insert_slice``
-  (with ``tensor_indices.py``, the mixed static/dynamic lists ``[%i, 0]``);
+  (with ``mixed_indices.py``, the mixed static/dynamic lists ``[%i, 0]``);
 * ``tensor_reshape.py``: ``tensor.collapse_shape``, ``tensor.expand_shape``;
-* ``tensor_pad.py``: ``tensor.pad``, ``tensor.generate``, ``tensor.yield``.
+* ``tensor_pad.py``: ``tensor.pad``, ``tensor.generate``, ``tensor.yield``;
+* shared with memref: ``shaped_ops.py`` (the bases of dim and cast),
+  ``offsets_sizes_strides.py`` (the slices' window), ``reassociation.py`` (the
+  reshapes) and ``common_syntax.py`` (``%t[%i, %j]``).
 
 Tensors are values: ``tensor.insert`` returns a new tensor and leaves its operand
 alone. ``tensor.empty`` makes a tensor whose contents are unspecified, used only for
@@ -34,12 +37,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tinycomp.ir.dialects.tensor_indices import DYNAMIC_INDEX, Mixed
+from tinycomp.ir.dialects.common_syntax import (
+    check_dynamic_sizes,
+    check_indices,
+    parse_indexed_access,
+    print_indexed_access,
+)
+from tinycomp.ir.dialects.mixed_indices import DYNAMIC_INDEX, MixedIndex
+from tinycomp.ir.dialects.shaped_ops import ShapedCastOp, ShapedDimOp
+from tinycomp.ir.dialects.tensor_indices import Mixed  # the old name of MixedIndex
 from tinycomp.ir.dialects.tensor_pad import PAD_OPS, GenerateOp, PadOp, YieldOp
 from tinycomp.ir.dialects.tensor_reshape import RESHAPE_OPS, CollapseShapeOp, ExpandShapeOp
 from tinycomp.ir.dialects.tensor_slice import SLICE_OPS, ExtractSliceOp, InsertSliceOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.registry import Dialect, register_dialect
+from tinycomp.ir.type_helpers import shapes_compatible
 from tinycomp.ir.types import DYNAMIC, RankedTensorType, Shape, Type, index
 from tinycomp.ir.values import Value
 
@@ -48,16 +60,6 @@ def _expect_ranked_tensor(op: Operation, value_type: Type, what: str) -> RankedT
     if not isinstance(value_type, RankedTensorType):
         raise op.error(f"expected {what} to be a ranked tensor, got {value_type}")
     return value_type
-
-
-def _expect_indices(op: Operation, indices: Sequence[Value], tensor_type: RankedTensorType):
-    if len(indices) != tensor_type.rank:
-        raise op.error(
-            f"expected {tensor_type.rank} indices (the rank of {tensor_type}), got {len(indices)}"
-        )
-    for value in indices:
-        if value.type != index:
-            raise op.error(f"expected index operands, got {value.type}")
 
 
 class EmptyOp(Operation):
@@ -83,22 +85,14 @@ class EmptyOp(Operation):
         """The sizes of the dynamic dimensions, in order."""
         return self.operands
 
-    def mixed_sizes(self) -> list[Mixed]:
+    def mixed_sizes(self) -> list[MixedIndex]:
         """Every dimension's size: an ``int``, or the ``Value`` of a dynamic one."""
         values = iter(self.operands)
         return [next(values) if s is DYNAMIC else s for s in self.result.type.shape]
 
     def verify_op(self) -> None:
         result_type = _expect_ranked_tensor(self, self.result.type, "the result")
-        dynamic = sum(1 for s in result_type.shape if s is DYNAMIC)
-        if dynamic != len(self.operands):
-            raise self.error(
-                f"expected {dynamic} size operands (one per '?' of {result_type}), "
-                f"got {len(self.operands)}"
-            )
-        for value in self.operands:
-            if value.type != index:
-                raise self.error(f"expected index sizes, got {value.type}")
+        check_dynamic_sizes(self, result_type, self.operands)
 
     def print_custom(self, printer) -> None:
         printer.write("(")
@@ -148,7 +142,7 @@ class ExtractOp(Operation):
 
     def verify_op(self) -> None:
         tensor_type = _expect_ranked_tensor(self, self.tensor.type, "the operand")
-        _expect_indices(self, self.indices, tensor_type)
+        check_indices(self, tensor_type, self.indices)
         if self.result.type != tensor_type.element_type:
             raise self.error(
                 f"expected the result type {tensor_type.element_type}, got {self.result.type}"
@@ -156,26 +150,14 @@ class ExtractOp(Operation):
 
     def print_custom(self, printer) -> None:
         printer.write(" ")
-        printer.print_operand(self.tensor)
-        printer.write("[")
-        printer.print_operands(self.indices)
-        printer.write("]")
-        printer.print_attr_dict(self.attributes)
-        printer.write(f" : {self.tensor.type}")
+        print_indexed_access(printer, self.tensor, self.indices, self.attributes)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
-        tensor = parser.parse_operand()
-        parser.parse_punct("[")
-        names = parser.parse_operand_list()
-        parser.parse_punct("]")
-        attributes = parser.parse_optional_attr_dict()
-        tensor_type = parser.parse_colon_type()
-        if not isinstance(tensor_type, RankedTensorType):
-            raise parser.error(f"expected a ranked tensor type, got {tensor_type}")
-        value = parser.resolve_operand(tensor, tensor_type)
-        indices = parser.resolve_operands(names, [index] * len(names))
-        return cls([value, *indices], [tensor_type.element_type], attributes)
+        operands, tensor_type, attributes = parse_indexed_access(
+            parser, RankedTensorType, "a ranked tensor"
+        )
+        return cls(operands, [tensor_type.element_type], attributes)
 
 
 class InsertOp(Operation):
@@ -214,7 +196,7 @@ class InsertOp(Operation):
 
     def verify_op(self) -> None:
         tensor_type = _expect_ranked_tensor(self, self.dest.type, "the destination")
-        _expect_indices(self, self.indices, tensor_type)
+        check_indices(self, tensor_type, self.indices)
         if self.scalar.type != tensor_type.element_type:
             raise self.error(
                 f"expected a scalar of type {tensor_type.element_type}, got {self.scalar.type}"
@@ -226,133 +208,39 @@ class InsertOp(Operation):
         printer.write(" ")
         printer.print_operand(self.scalar)
         printer.write(" into ")
-        printer.print_operand(self.dest)
-        printer.write("[")
-        printer.print_operands(self.indices)
-        printer.write("]")
-        printer.print_attr_dict(self.attributes)
-        printer.write(f" : {self.dest.type}")
+        print_indexed_access(printer, self.dest, self.indices, self.attributes)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
         scalar = parser.parse_operand()
         parser.parse_keyword("into")
-        dest = parser.parse_operand()
-        parser.parse_punct("[")
-        names = parser.parse_operand_list()
-        parser.parse_punct("]")
-        attributes = parser.parse_optional_attr_dict()
-        tensor_type = parser.parse_colon_type()
-        if not isinstance(tensor_type, RankedTensorType):
-            raise parser.error(f"expected a ranked tensor type, got {tensor_type}")
-        values = parser.resolve_operands([scalar, dest], [tensor_type.element_type, tensor_type])
-        indices = parser.resolve_operands(names, [index] * len(names))
-        return cls([*values, *indices], [tensor_type], attributes)
+        operands, tensor_type, attributes = parse_indexed_access(
+            parser, RankedTensorType, "a ranked tensor"
+        )
+        value = parser.resolve_operand(scalar, tensor_type.element_type)
+        return cls([value, *operands], [tensor_type], attributes)
 
 
-class DimOp(Operation):
+class DimOp(ShapedDimOp):
     """The size of one dimension: ``%d = tensor.dim %t, %c0 : tensor<?x8xf32>``."""
 
     name = "tensor.dim"
-    num_operands = 2
-    num_results = 1
-    num_regions = 0
-    num_successors = 0
-    is_pure = True
-    has_custom_syntax = True
-
-    @classmethod
-    def build(cls, source: Value, dimension: Value) -> DimOp:
-        """The size of dimension ``dimension`` (an ``index`` value) of ``source``."""
-        return cls([source, dimension], [index])
-
-    @property
-    def source(self) -> Value:
-        """The tensor measured."""
-        return self.operands[0]
-
-    @property
-    def dimension(self) -> Value:
-        """Which dimension (an ``index`` value)."""
-        return self.operands[1]
-
-    def asm_result_names(self) -> list[str]:
-        return ["dim"]
-
-    def verify_op(self) -> None:
-        _expect_ranked_tensor(self, self.source.type, "the operand")
-        if self.dimension.type != index or self.result.type != index:
-            raise self.error(
-                f"expected an index dimension and result, got {self.dimension.type} and "
-                f"{self.result.type}"
-            )
-
-    def print_custom(self, printer) -> None:
-        printer.print_attr_dict(self.attributes)
-        printer.write(" ")
-        printer.print_operands(self.operands)
-        printer.write(f" : {self.source.type}")
-
-    @classmethod
-    def parse_custom(cls, parser) -> Operation:
-        attributes = parser.parse_optional_attr_dict()
-        source = parser.parse_operand()
-        parser.parse_punct(",")
-        dimension = parser.parse_operand()
-        source_type = parser.parse_colon_type()
-        values = parser.resolve_operands([source, dimension], [source_type, index])
-        return cls(values, [index], attributes)
+    container_type = RankedTensorType
+    container_name = "a ranked tensor"
 
 
-class CastOp(Operation):
+class CastOp(ShapedCastOp):
     """Change static information only: ``%c = tensor.cast %t : tensor<?x8xf32> to
     tensor<4x8xf32>``; the shapes must agree wherever both are static."""
 
     name = "tensor.cast"
-    num_operands = 1
-    num_results = 1
-    num_regions = 0
-    num_successors = 0
-    is_pure = True
-    has_custom_syntax = True
+    container_type = RankedTensorType
+    container_name = "a ranked tensor"
 
-    @classmethod
-    def build(cls, source: Value, to: RankedTensorType) -> CastOp:
-        """``source`` seen as type ``to``."""
-        return cls([source], [to])
-
-    @property
-    def source(self) -> Value:
-        """The tensor cast."""
-        return self.operands[0]
-
-    def asm_result_names(self) -> list[str]:
-        return ["cast"]
-
-    def verify_op(self) -> None:
-        source = _expect_ranked_tensor(self, self.source.type, "the operand")
-        result = _expect_ranked_tensor(self, self.result.type, "the result")
-        compatible = source.element_type == result.element_type and source.rank == result.rank
-        compatible = compatible and all(
-            a == b or DYNAMIC in (a, b) for a, b in zip(source.shape, result.shape, strict=True)
-        )
-        if not compatible:
-            raise self.error(f"expected compatible types, got {source} and {result}")
-
-    def print_custom(self, printer) -> None:
-        printer.write(" ")
-        printer.print_operand(self.source)
-        printer.print_attr_dict(self.attributes)
-        printer.write(f" : {self.source.type} to {self.result.type}")
-
-    @classmethod
-    def parse_custom(cls, parser) -> Operation:
-        source = parser.parse_operand()
-        attributes = parser.parse_optional_attr_dict()
-        source_type = parser.parse_colon_type()
-        parser.parse_keyword("to")
-        result_type = parser.parse_type()
-        return cls([parser.resolve_operand(source, source_type)], [result_type], attributes)
+    def are_cast_compatible(self, source: RankedTensorType, result: RankedTensorType) -> bool:
+        """Same element type, and sizes equal wherever both are static."""
+        same_elements = source.element_type == result.element_type
+        return same_elements and shapes_compatible(source.shape, result.shape)
 
 
 TENSOR = Dialect(

@@ -16,7 +16,7 @@
 
 The region gets one ``index`` argument per dimension and yields the element there:
 for ``pad``, the value of the padding (the source's elements fill the middle);
-for ``generate``, every element. ``low``/``high`` are mixed lists (``tensor_indices``);
+for ``generate``, every element. ``low``/``high`` are mixed lists (``mixed_indices.py``);
 a pad before a convolution is the typical use.
 
 >>> from tinycomp.ir import Block, RankedTensorType, f32
@@ -32,11 +32,16 @@ from collections.abc import Callable, Sequence
 from tinycomp.ir.attributes import Attribute, UnitAttr
 from tinycomp.ir.block import Block
 from tinycomp.ir.builder import Builder
-from tinycomp.ir.dense import DenseArrayAttr
-from tinycomp.ir.dialects.tensor_indices import (
-    Mixed,
-    check_static_array,
-    count_dynamic,
+from tinycomp.ir.dialects.common_syntax import (
+    check_dynamic_sizes,
+    parse_type_pair,
+    parse_typed_operand,
+    print_type_pair,
+    print_typed_operand,
+)
+from tinycomp.ir.dialects.mixed_indices import (
+    MixedIndex,
+    check_index_list,
     join_mixed,
     parse_mixed,
     print_mixed,
@@ -44,9 +49,15 @@ from tinycomp.ir.dialects.tensor_indices import (
     split_mixed,
     static_or_none,
 )
+from tinycomp.ir.dialects.operand_segments import (
+    SEGMENTS,
+    check_segments,
+    segment,
+    segment_sizes,
+)
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.region import Region
-from tinycomp.ir.types import DYNAMIC, RankedTensorType, Type, i32, index
+from tinycomp.ir.types import DYNAMIC, RankedTensorType, Type, index
 from tinycomp.ir.values import BlockArgument, Value
 
 ElementBuilder = Callable[[Builder, list[BlockArgument]], Value]
@@ -93,14 +104,14 @@ class PadOp(Operation):
     num_successors = 0
     is_pure = True
     has_custom_syntax = True
-    inherent_attributes = ("nofold", "operandSegmentSizes", "static_high", "static_low")
+    inherent_attributes = ("nofold", SEGMENTS, "static_high", "static_low")
 
     @classmethod
     def build(
         cls,
         source: Value,
-        low: Sequence[Mixed],
-        high: Sequence[Mixed],
+        low: Sequence[MixedIndex],
+        high: Sequence[MixedIndex],
         padding: ElementBuilder | Value,
         nofold: bool = False,
     ) -> PadOp:
@@ -113,7 +124,7 @@ class PadOp(Operation):
             parts = (size, static_or_none(before), static_or_none(after))
             shape.append(DYNAMIC if DYNAMIC in parts else sum(parts))
         attributes: dict[str, Attribute] = {
-            "operandSegmentSizes": DenseArrayAttr(i32, [1, len(dynamic_low), len(dynamic_high)]),
+            SEGMENTS: segment_sizes(1, len(dynamic_low), len(dynamic_high)),
             "static_high": static_high,
             "static_low": static_low,
         }
@@ -128,24 +139,17 @@ class PadOp(Operation):
         """The tensor padded."""
         return self.operands[0]
 
-    def _counts(self) -> tuple[int, int]:
-        segments = self.attributes.get("operandSegmentSizes")
-        if not isinstance(segments, DenseArrayAttr) or len(segments) != 3:
-            raise self.error(f"expected 'operandSegmentSizes' with 3 entries, got {segments}")
-        return int(segments.values[1]), int(segments.values[2])
-
     @property
-    def low(self) -> list[Mixed]:
+    def low(self) -> list[MixedIndex]:
         """Elements added before each dimension."""
-        count_low, _ = self._counts()
-        return join_mixed(self.attributes["static_low"], self.operands[1 : 1 + count_low])
+        check_segments(self, 3)
+        return join_mixed(self.attributes["static_low"], segment(self, 1))
 
     @property
-    def high(self) -> list[Mixed]:
+    def high(self) -> list[MixedIndex]:
         """Elements added after each dimension."""
-        count_low, count_high = self._counts()
-        start = 1 + count_low
-        return join_mixed(self.attributes["static_high"], self.operands[start : start + count_high])
+        check_segments(self, 3)
+        return join_mixed(self.attributes["static_high"], segment(self, 2))
 
     def asm_result_names(self) -> list[str]:
         return ["padded"]
@@ -154,16 +158,13 @@ class PadOp(Operation):
         source, result = self.source.type, self.result.type
         if not isinstance(source, RankedTensorType) or not isinstance(result, RankedTensorType):
             raise self.error(f"expected ranked tensors, got {source} and {result}")
-        count_low, count_high = self._counts()
-        for key, count in (("static_low", count_low), ("static_high", count_high)):
-            attr = check_static_array(self, self.attributes.get(key), key, source.rank)
-            if count_dynamic(attr) != count:
-                raise self.error(f"expected {count_dynamic(attr)} values for '{key}', got {count}")
-        if 1 + count_low + count_high != len(self.operands):
-            raise self.error(f"expected 'operandSegmentSizes' to add up to {len(self.operands)}")
-        for value in self.operands[1:]:
-            if value.type != index:
-                raise self.error(f"expected index padding sizes, got {value.type}")
+        segments = check_segments(self, 3)
+        if segments[0] != 1:
+            found = self.attributes[SEGMENTS]
+            raise self.error(f"expected '{SEGMENTS}' to start with 1 (the source), got {found}")
+        for position, what in ((1, "low"), (2, "high")):
+            attr = self.attributes.get(f"static_{what}")
+            check_index_list(self, attr, segment(self, position), what, source.rank)
         if result.rank != source.rank or result.element_type != source.element_type:
             raise self.error(f"expected a result like {source} with padding, got {result}")
         for dim, (size, before, after, got) in enumerate(
@@ -190,7 +191,7 @@ class PadOp(Operation):
         printer.write(" ")
         printer.print_region(self.regions[0])
         printer.print_attr_dict(self.attributes, elided=self.inherent_attributes)
-        printer.write(f" : {self.source.type} to {self.result.type}")
+        print_type_pair(printer, self.source.type, self.result.type)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
@@ -204,17 +205,13 @@ class PadOp(Operation):
         high = parse_mixed(parser)
         region = parser.parse_region()
         attributes.update(parser.parse_optional_attr_dict())
-        source_type = parser.parse_colon_type()
-        parser.parse_keyword("to")
-        result_type = parser.parse_type()
+        source_type, result_type = parse_type_pair(parser)
         value = parser.resolve_operand(source, source_type)
         static_low, dynamic_low = split_mixed(resolve_mixed(parser, low))
         static_high, dynamic_high = split_mixed(resolve_mixed(parser, high))
         attributes["static_low"] = static_low
         attributes["static_high"] = static_high
-        attributes["operandSegmentSizes"] = DenseArrayAttr(
-            i32, [1, len(dynamic_low), len(dynamic_high)]
-        )
+        attributes[SEGMENTS] = segment_sizes(1, len(dynamic_low), len(dynamic_high))
         operands = [value, *dynamic_low, *dynamic_high]
         return cls(operands, [result_type], attributes, [region])
 
@@ -248,15 +245,7 @@ class GenerateOp(Operation):
         result = self.result.type
         if not isinstance(result, RankedTensorType):
             raise self.error(f"expected a ranked tensor result, got {result}")
-        dynamic = sum(1 for s in result.shape if s is DYNAMIC)
-        if dynamic != len(self.operands):
-            raise self.error(
-                f"expected {dynamic} size operands (one per '?' of {result}), "
-                f"got {len(self.operands)}"
-            )
-        for value in self.operands:
-            if value.type != index:
-                raise self.error(f"expected index sizes, got {value.type}")
+        check_dynamic_sizes(self, result, self.operands)
         _verify_element_region(self, result.rank, result.element_type)
 
     def print_custom(self, printer) -> None:
@@ -309,17 +298,12 @@ class YieldOp(Operation):
             )
 
     def print_custom(self, printer) -> None:
-        printer.write(" ")
-        printer.print_operand(self.value)
-        printer.print_attr_dict(self.attributes)
-        printer.write(f" : {self.value.type}")
+        print_typed_operand(printer, self, self.value)
 
     @classmethod
     def parse_custom(cls, parser) -> Operation:
-        operand = parser.parse_operand()
-        attributes = parser.parse_optional_attr_dict()
-        value_type = parser.parse_colon_type()
-        return cls([parser.resolve_operand(operand, value_type)], [], attributes)
+        value, attributes = parse_typed_operand(parser)
+        return cls([value], [], attributes)
 
 
 PAD_OPS: tuple[type[Operation], ...] = (PadOp, GenerateOp, YieldOp)

@@ -1,8 +1,8 @@
 """Graded tests for chapter 01 (`ch01_ir.py`): build IR, verify an op, walk use lists.
 
 Each test carries its task's marker; `impl` is the module under test (see conftest.py).
-Built IR is compared with the reference by `ir_equal` (SSA names are not graded); on a
-difference the feedback names the first op that differs and shows the two texts as a
+Built IR is compared with the reference by `expect_built_module` (SSA names are not graded);
+on a difference the feedback names the first op that differs and shows the two texts as a
 diff. Functions are also run by the reference interpreter on random inputs and checked
 against numpy.
 """
@@ -19,7 +19,7 @@ from tinycomp.grading.checks import (
     expect_instance,
     expect_text,
 )
-from tinycomp.interp import interpret
+from tinycomp.grading.ir_checks import expect_built_module, run_for_one_result
 from tinycomp.ir import (
     Block,
     Builder,
@@ -29,7 +29,6 @@ from tinycomp.ir import (
     Value,
     VerifyError,
     f32,
-    first_difference,
     index,
     parse,
     parse_type,
@@ -74,61 +73,10 @@ module {
 """The references, printed exactly as the printer prints them (so line numbers agree)."""
 
 
-# -- checks shared by the "build" tasks ------------------------------------------------------
-def without_names(op: Operation) -> str:
-    """The text of ``op`` with every name hint dropped: ``%0``, ``%arg0``... on both sides
-    of a diff, so that it shows only what differs in structure."""
-    try:
-        copy = op.clone()
-    except Exception:  # IR too broken to copy: show it as it is
-        return print_ir(op)
-    for nested in copy.walk():
-        for result in nested.results:
-            result.name_hint = None
-        for region in nested.regions:
-            for block in region.blocks:
-                for argument in block.arguments:
-                    argument.name_hint = None
-    return print_ir(copy)
-
-
-def expect_ir(what: str, found: object, reference_text: str) -> ModuleOp:
-    """Check that ``found`` is a module that verifies and equals the reference up to names."""
-    expect_instance(what, found, ModuleOp, "a ModuleOp (build it with ModuleOp.build([func]))")
-    try:
-        verify(found)
-    except VerifyError as error:
-        raise GradingFailure(
-            f"{what}: expected IR that verifies, found a VerifyError:\n{error}\n"
-            f"in the IR you built:\n{print_ir(found)}"
-        ) from None
-    reference = parse(reference_text)
-    difference = first_difference(found, reference)
-    if difference is None:
-        return found
-    message = f"{what}: first difference from the reference (yours vs reference): {difference}"
-    try:
-        expect_text(f"{what} (SSA names dropped)", without_names(found), without_names(reference))
-    except GradingFailure as text_difference:
-        message += f"\n{text_difference}"
-    else:  # same text, so the difference is in something the text does not show
-        message += f"\n{print_ir(found, generic=True)}"
-    raise GradingFailure(message)
-
-
-def run(module: ModuleOp, entry: str, *args: object) -> object:
-    """Run ``@entry`` on ``args`` with the reference interpreter; its only result."""
-    results = interpret(module, *args, entry=entry)
-    if isinstance(results, (list, tuple)):
-        assert len(results) == 1, f"@{entry} returned {len(results)} values, expected 1"
-        return results[0]
-    return results
-
-
 # -- Task 01.1 -------------------------------------------------------------------------------
 @task01_1
 def test_build_axpy_matches_the_reference(impl):
-    expect_ir("build_axpy()", impl.build_axpy(), AXPY)
+    expect_built_module("build_axpy()", impl.build_axpy(), AXPY)
 
 
 @task01_1
@@ -139,10 +87,10 @@ def test_build_axpy_returns_a_fresh_module_each_time(impl):
 
 @task01_1
 def test_axpy_computes_a_times_x_plus_y(impl):
-    module = expect_ir("build_axpy()", impl.build_axpy(), AXPY)
+    module = expect_built_module("build_axpy()", impl.build_axpy(), AXPY)
     rng = np.random.default_rng(101)
     for a, x, y in rng.standard_normal((20, 3)).astype(np.float32):
-        found = run(module, "axpy", a, x, y)
+        found = run_for_one_result(module, "axpy", a, x, y)
         expected = a * x + y  # numpy float32 arithmetic, rounded like arith.mulf/addf
         expect_close(f"@axpy({a:.4g}, {x:.4g}, {y:.4g})", float(found), float(expected))
 
@@ -429,16 +377,16 @@ def test_forward_slice_agrees_with_a_scan_on_random_functions(impl):
 # -- Task 01.4 -------------------------------------------------------------------------------
 @task01_4
 def test_build_powi_matches_the_reference(impl):
-    expect_ir("build_powi()", impl.build_powi(), POWI)
+    expect_built_module("build_powi()", impl.build_powi(), POWI)
 
 
 @task01_4
 def test_powi_computes_x_to_the_n(impl):
-    module = expect_ir("build_powi()", impl.build_powi(), POWI)
+    module = expect_built_module("build_powi()", impl.build_powi(), POWI)
     rng = np.random.default_rng(104)
     xs = rng.uniform(-1.5, 1.5, size=12).astype(np.float32)
     ns = rng.integers(0, 12, size=12)
     for x, n in zip(xs, ns, strict=True):
-        found = run(module, "powi", x, int(n))
+        found = run_for_one_result(module, "powi", x, int(n))
         expected = np.power(x, np.float32(n), dtype=np.float32)
         expect_close(f"@powi({x:.4g}, {n})", float(found), float(expected), rtol=1e-5)

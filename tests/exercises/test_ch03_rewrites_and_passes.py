@@ -23,21 +23,17 @@ from tinycomp.grading.checks import (
     expect_instance,
     expect_text,
 )
-from tinycomp.interp import interpret
+from tinycomp.grading.ir_checks import (
+    expect_ir,
+    expect_same_behaviour,
+    expect_verifies,
+)
 from tinycomp.ir import (
-    FloatType,
-    IndexType,
-    IntegerType,
-    MemRefType,
     ModuleOp,
     Operation,
-    ShapedType,
-    Type,
     VerifyError,
-    ir_equal,
     parse,
     print_ir,
-    to_numpy_dtype,
     verify,
 )
 from tinycomp.ir.printer import print_op_summary
@@ -56,131 +52,7 @@ task03_2 = pytest.mark.task03_2
 task03_3 = pytest.mark.task03_3
 
 
-# -- running IR on random inputs -----------------------------------------------------------
-SPECIAL_FLOATS = [np.nan, np.inf, -np.inf, -0.0, 0.0, 1.0]
-"""Floats that break naive algebra; the random inputs mix them in."""
-
-
-def random_value(value_type: Type, rng: np.random.Generator) -> object:
-    """A random argument of ``value_type``: a numpy scalar, or an array for shaped types.
-    Floats are mostly normal, sometimes special; an ``index`` is in 0..3."""
-    if isinstance(value_type, ShapedType):
-        count = int(np.prod(value_type.shape))
-        elements = [random_value(value_type.element_type, rng) for _ in range(count)]
-        dtype = to_numpy_dtype(value_type.element_type)
-        return np.array(elements, dtype=dtype).reshape(value_type.shape)
-    if isinstance(value_type, IndexType):
-        return int(rng.integers(0, 4))
-    dtype = to_numpy_dtype(value_type)
-    if isinstance(value_type, IntegerType):
-        if value_type.width == 1:
-            return np.bool_(rng.integers(0, 2))
-        info = np.iinfo(dtype)
-        return dtype.type(rng.integers(info.min, info.max, endpoint=True))
-    assert isinstance(value_type, FloatType), value_type
-    if rng.random() < 0.3:
-        return dtype.type(SPECIAL_FLOATS[rng.integers(len(SPECIAL_FLOATS))])
-    return dtype.type(rng.normal(0.0, 10.0))
-
-
-def same_bits(a: object, b: object) -> bool:
-    """Equal values, NaN equal to NaN, and -0.0 different from 0.0."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    if a.dtype.kind in "biu":  # bool, signed and unsigned integers
-        return bool(np.array_equal(a, b))
-    a64, b64 = a.astype(np.float64), b.astype(np.float64)
-    return bool(
-        np.array_equal(a64, b64, equal_nan=True)
-        and np.array_equal(np.signbit(a64), np.signbit(b64))
-    )
-
-
-def show(value: object) -> str:
-    """A value for feedback: a number, or the first elements of an array."""
-    array = np.asarray(value)
-    if array.ndim == 0:
-        return repr(array.item()) if array.dtype.kind != "b" else str(bool(array))
-    flat = ", ".join(repr(v) for v in array.reshape(-1)[:6].tolist())
-    more = ", ..." if array.size > 6 else ""
-    return f"array{array.shape} [{flat}{more}]"
-
-
-def run_function(module: ModuleOp, entry: str, arguments: list) -> list:
-    """Run ``@entry``; its results, then the memref arguments as the run left them."""
-    copies = [np.array(a, copy=True) if isinstance(a, np.ndarray) else a for a in arguments]
-    results = interpret(module, *copies, entry=entry)
-    if results is None:
-        results = ()
-    elif not isinstance(results, tuple):
-        results = (results,)
-    memrefs = [c for c in copies if isinstance(c, np.ndarray)]
-    return [*results, *memrefs]
-
-
-def expect_same_behaviour(
-    what: str, before_text: str, after: ModuleOp, rng: np.random.Generator, trials: int = 4
-) -> None:
-    """Run every public function before and after on random inputs; demand equal bits.
-    (The memref arguments count as outputs: what a function stores must not change.)"""
-    before = parse(before_text)
-    for function in before.body:
-        if function.name != "func.func" or function.attributes.get("sym_visibility"):
-            continue
-        entry = function.attributes["sym_name"].value
-        types = [argument.type for argument in function.arguments]
-        result_count = len(function.function_type.results)
-        for _ in range(trials):
-            arguments = [random_value(t, rng) for t in types]
-            expected = run_function(before, entry, arguments)
-            found = run_function(after, entry, arguments)
-            for index, (old, new) in enumerate(zip(expected, found, strict=True)):
-                if same_bits(old, new):
-                    continue
-                if index < result_count:
-                    which = f"result #{index}"
-                else:
-                    which = f"memref argument #{_memref_position(types, index - result_count)}"
-                inputs = ", ".join(show(a) for a in arguments)
-                raise GradingFailure(
-                    f"{what}: @{entry} computes something else after the rewrite: on the "
-                    f"inputs ({inputs}) {which} was {show(old)} before and is {show(new)} "
-                    f"after\nIR before:\n{print_ir(before)}\nIR after:\n{print_ir(after)}"
-                )
-
-
-def _memref_position(types: list[Type], memref_number: int) -> int:
-    """The argument number of the ``memref_number``-th memref argument."""
-    positions = [i for i, t in enumerate(types) if isinstance(t, MemRefType)]
-    return positions[memref_number]
-
-
-# -- checking IR --------------------------------------------------------------------------
-def expect_verifies(what: str, module: ModuleOp, before_text: str) -> None:
-    """The transformed IR must still verify."""
-    try:
-        verify(module)
-    except VerifyError as error:
-        raise GradingFailure(
-            f"{what}: the IR no longer verifies: {error}\n"
-            f"IR before:\n{print_ir(parse(before_text))}\nIR after:\n{print_ir(module)}"
-        ) from None
-
-
-def expect_ir(what: str, found: ModuleOp, expected_text: str) -> None:
-    """``found`` equals the reference up to SSA names; on a difference, show a diff."""
-    expected = parse(expected_text)
-    if ir_equal(found, expected):
-        return
-    found_text, reference_text = print_ir(found), print_ir(expected)
-    expect_text(f"{what}: the IR differs from the reference", found_text, reference_text)
-    raise GradingFailure(  # same text, different structure: show the generic form
-        f"{what}: the IR differs from the reference in something the text does not show\n"
-        f"{print_ir(found, generic=True)}"
-    )
-
-
+# -- running the greedy driver -----------------------------------------------------------
 def apply_patterns(what: str, module: ModuleOp, patterns: list, before_text: str) -> None:
     """Run the greedy driver with the student's patterns, explaining a ``RewriteError``."""
     try:

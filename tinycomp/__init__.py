@@ -20,6 +20,7 @@ module {
 3.0
 """
 
+from tinycomp.frontend import TensorSpec, TraceError, trace
 from tinycomp.interp import InterpreterError, interpret
 from tinycomp.ir import parse
 from tinycomp.passes import PassManager
@@ -31,8 +32,11 @@ __all__ = [
     "InterpreterError",
     "PassManager",
     "RewritePattern",
+    "TensorSpec",
+    "TraceError",
     "__version__",
     "apply_patterns_greedily",
     "interpret",
     "parse",
+    "trace",
 ]

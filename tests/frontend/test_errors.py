@@ -33,8 +33,10 @@ def test_matmul_inner_dimension_mismatch() -> None:
     assert "return a @ b" in str(info.value)
 
 
-def test_matmul_needs_2d() -> None:
-    with pytest.raises(TraceError, match=r"matmul: expected 2-D operands, got shapes \(3,\)"):
+def test_matmul_needs_2d_or_3d() -> None:
+    with pytest.raises(
+        TraceError, match=r"matmul: expected 2-D or 3-D operands of one rank, got shapes \(3,\)"
+    ):
         trace(lambda a, b: a @ b, TensorSpec((3,)), TensorSpec((3, 2)))
 
 

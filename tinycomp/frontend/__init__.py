@@ -2,7 +2,8 @@
 
 ``trace(fn, *examples)`` calls ``fn`` with traced ``Tensor`` objects; their operators
 and the functions below record ``linalg`` ops on tensors (with ``arith``/``math``
-payloads) into ``func.func @main``, which the reference interpreter runs.
+payloads) and ``tensor`` reshapes into ``func.func @main``, which the reference
+interpreter runs. ``nn`` holds compositions (``softmax``, ``layernorm``, ``attention``).
 
 >>> import numpy as np
 >>> from tinycomp.frontend import trace, exp
@@ -16,6 +17,7 @@ payloads) into ``func.func @main``, which the reference interpreter runs.
 True
 """
 
+from tinycomp.frontend.compare import greater, less, where
 from tinycomp.frontend.elementwise import (
     add,
     divide,
@@ -24,11 +26,14 @@ from tinycomp.frontend.elementwise import (
     maximum,
     multiply,
     negative,
+    rsqrt,
     sqrt,
     subtract,
     tanh,
 )
+from tinycomp.frontend.nn import attention, gelu, layernorm, rmsnorm, softmax
 from tinycomp.frontend.reductions import matmul, max, mean, sum
+from tinycomp.frontend.shapes import reshape, transpose
 from tinycomp.frontend.tensor import Tensor, TraceError
 from tinycomp.frontend.tracer import TensorSpec, trace
 
@@ -37,8 +42,13 @@ __all__ = [
     "TensorSpec",
     "TraceError",
     "add",
+    "attention",
     "divide",
     "exp",
+    "gelu",
+    "greater",
+    "layernorm",
+    "less",
     "log",
     "matmul",
     "max",
@@ -46,9 +56,15 @@ __all__ = [
     "mean",
     "multiply",
     "negative",
+    "reshape",
+    "rmsnorm",
+    "rsqrt",
+    "softmax",
     "sqrt",
     "subtract",
     "sum",
     "tanh",
     "trace",
+    "transpose",
+    "where",
 ]

@@ -54,7 +54,7 @@ from tinycomp.ir.dialects.arith import (
     SubIOp,
 )
 from tinycomp.ir.dialects.linalg_generic import GenericOp
-from tinycomp.ir.dialects.math import ExpOp, LogOp, SqrtOp, TanhOp
+from tinycomp.ir.dialects.math import ExpOp, LogOp, RsqrtOp, SqrtOp, TanhOp
 from tinycomp.ir.dialects.tensor import EmptyOp
 from tinycomp.ir.type_helpers import is_float, is_integer
 from tinycomp.ir.types import Type
@@ -218,6 +218,11 @@ def sqrt(x: Tensor) -> Tensor:
     return _unary("sqrt", x, SqrtOp)
 
 
+def rsqrt(x: Tensor) -> Tensor:
+    """Elementwise ``1 / sqrt(x)`` (``math.rsqrt``)."""
+    return _unary("rsqrt", x, RsqrtOp)
+
+
 def tanh(x: Tensor) -> Tensor:
     """Elementwise hyperbolic tangent (``math.tanh``)."""
     return _unary("tanh", x, TanhOp)
@@ -239,6 +244,7 @@ __all__ = [
     "maximum",
     "multiply",
     "negative",
+    "rsqrt",
     "sqrt",
     "subtract",
     "tanh",

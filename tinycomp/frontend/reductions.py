@@ -22,7 +22,7 @@ Steps of ``reduce``:
    then combine each input element into it.
 
 ``mean`` is ``sum`` divided by the number of reduced elements. ``matmul`` is
-``linalg.matmul`` on a zero-filled output.
+``linalg.matmul`` (``linalg.batch_matmul`` for 3-D operands) on a zero-filled output.
 
 >>> normalize_axes(-1, 3), normalize_axes(None, 2)
 ((2,), (0, 1))
@@ -40,7 +40,7 @@ from tinycomp.frontend.tensor import Tensor, trace_error
 from tinycomp.ir import Builder
 from tinycomp.ir.dialects.arith import AddFOp, AddIOp, ConstantOp, MaximumFOp, MaxSIOp
 from tinycomp.ir.dialects.linalg_generic import GenericOp
-from tinycomp.ir.dialects.linalg_named import FillOp, MatmulOp
+from tinycomp.ir.dialects.linalg_named import BatchMatmulOp, FillOp, MatmulOp
 from tinycomp.ir.dialects.tensor import EmptyOp
 from tinycomp.ir.type_helpers import bitwidth, is_float
 from tinycomp.ir.types import Type
@@ -125,15 +125,23 @@ def mean(x: Tensor, axis: Axes = None, keepdims: bool = False) -> Tensor:
 
 
 def matmul(lhs: Tensor, rhs: Tensor) -> Tensor:
-    """``lhs @ rhs`` for 2-D tensors: ``linalg.matmul`` into a zero-filled output."""
+    """``lhs @ rhs`` into a zero-filled output: ``linalg.matmul`` for 2-D operands,
+    ``linalg.batch_matmul`` for 3-D ones (``(B, M, K) @ (B, K, N)``, equal batches)."""
     for operand in (lhs, rhs):
         if not isinstance(operand, Tensor):
             raise trace_error("matmul", f"expected Tensor operands, got {type(operand).__name__}")
-    if lhs.ndim != 2 or rhs.ndim != 2:
+    if (lhs.ndim, rhs.ndim) not in ((2, 2), (3, 3)):
         raise trace_error(
-            "matmul", f"expected 2-D operands, got shapes {lhs.shape} and {rhs.shape}"
+            "matmul",
+            f"expected 2-D or 3-D operands of one rank, got shapes {lhs.shape} and {rhs.shape}",
         )
-    if lhs.shape[1] != rhs.shape[0]:
+    batched = lhs.ndim == 3
+    if batched and lhs.shape[0] != rhs.shape[0]:
+        raise trace_error(
+            "matmul",
+            f"expected equal batch sizes, got shapes {lhs.shape} and {rhs.shape}",
+        )
+    if lhs.shape[-1] != rhs.shape[-2]:
         raise trace_error(
             "matmul",
             f"expected lhs columns to equal rhs rows, got shapes {lhs.shape} and {rhs.shape}",
@@ -144,9 +152,11 @@ def matmul(lhs: Tensor, rhs: Tensor) -> Tensor:
         )
     context = lhs.context
     zero = context.insert(ConstantOp.build(_identity("sum", lhs.dtype), lhs.dtype)).result
-    empty = context.insert(EmptyOp.build((lhs.shape[0], rhs.shape[1]), lhs.dtype)).result
+    out_shape = (*lhs.shape[:-1], rhs.shape[-1])
+    empty = context.insert(EmptyOp.build(out_shape, lhs.dtype)).result
     init = context.insert(FillOp.build(zero, empty)).result
-    product = context.insert(MatmulOp.build(lhs.value, rhs.value, init)).result
+    op_class = BatchMatmulOp if batched else MatmulOp
+    product = context.insert(op_class.build(lhs.value, rhs.value, init)).result
     return context.wrap(product, "matmul")
 
 

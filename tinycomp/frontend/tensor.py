@@ -99,7 +99,8 @@ class Tensor:
     """A traced tensor: the SSA value of a ``tensor<...>`` type plus numpy-like methods.
 
     Operators record ops: ``+ - * /`` (numpy broadcasting, Python numbers allowed),
-    unary ``-``, ``@`` (2-D matmul), and the reductions ``sum``, ``max``, ``mean``.
+    unary ``-``, ``@`` (2-D or batched 3-D matmul), ``<`` and ``>`` (``i1`` tensors),
+    ``.T``, ``transpose``, ``reshape``, and the reductions ``sum``, ``max``, ``mean``.
     """
 
     __array_priority__ = 1000  # numpy scalars on the left defer to our operators
@@ -186,6 +187,39 @@ class Tensor:
         from tinycomp.frontend.reductions import matmul
 
         return matmul(self, other)
+
+    def __lt__(self, other) -> Tensor:
+        from tinycomp.frontend.compare import less
+
+        return less(self, other)
+
+    def __gt__(self, other) -> Tensor:
+        from tinycomp.frontend.compare import greater
+
+        return greater(self, other)
+
+    @property
+    def T(self) -> Tensor:  # noqa: N802 (numpy's name)
+        """The transpose with all dimensions reversed (``linalg.transpose``)."""
+        from tinycomp.frontend.shapes import transpose
+
+        return transpose(self)
+
+    def transpose(self, *perm: int) -> Tensor:
+        """``numpy.transpose``: see ``tinycomp.frontend.shapes.transpose``."""
+        from tinycomp.frontend.shapes import transpose
+
+        if len(perm) == 1 and not isinstance(perm[0], int):
+            perm = tuple(perm[0])
+        return transpose(self, perm or None)
+
+    def reshape(self, *shape: int) -> Tensor:
+        """``numpy.reshape``: see ``tinycomp.frontend.shapes.reshape``."""
+        from tinycomp.frontend.shapes import reshape
+
+        if len(shape) == 1 and not isinstance(shape[0], int):
+            shape = tuple(shape[0])
+        return reshape(self, shape)
 
     def sum(self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
         """``numpy.sum``: see ``tinycomp.frontend.reductions.sum``."""

@@ -12,7 +12,7 @@ True
 ...     lookup_pass("cannonicalize")
 ... except PassError as error:
 ...     print(error)  # doctest: +ELLIPSIS
-unknown pass 'cannonicalize' (did you mean 'canonicalize'?); known passes: ...canonicalize, cse...
+unknown pass 'cannonicalize' (did you mean 'canonicalize'?); known passes: ...cse...
 """
 
 from __future__ import annotations

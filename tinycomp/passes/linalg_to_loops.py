@@ -28,13 +28,10 @@ The algorithm, for every linalg op nested in the op the pass runs on:
 5. Innermost, load one scalar per memref operand the payload reads, at the indices of
    its indexing map: a map result that is a plain loop dimension is the induction
    variable itself, a constant is an ``arith.constant``, anything else (``oh * 2 + kh``)
-   is expanded into ``arith`` index ops (``arith.muli``, ``arith.addi``;
-   ``arith.floordivsi``/``arith.ceildivsi``; ``mod`` as ``a - floordiv(a, b) * b``, which
-   is never negative, like affine's ``mod``). MLIR itself emits ``affine.apply`` here,
-   but tinycomp's ``affine.apply`` verifier only accepts ``affine.for`` induction
-   variables and symbols as its dimensions (stricter than MLIR, which allows any index
-   value), so ``scf.for`` induction variables cannot feed it; plain ``arith`` is
-   accepted by both.
+   is an ``affine.apply`` of a one-result map over all the loop dimensions, fed the
+   induction variables, as MLIR does. ``scf.for`` induction variables are not affine
+   dimensions (``affine.load`` would reject them), but ``affine.apply`` accepts any
+   ``index`` operand, so the loops stay ``scf.for`` and the loads stay ``memref.load``.
    Scalar operands (``linalg.fill``'s value) are used as they are.
 6. Clone the payload with a value map: block arguments -> loaded scalars,
    ``linalg.index`` -> the induction variable of that loop.
@@ -76,15 +73,14 @@ module {
 from __future__ import annotations
 
 from tinycomp.affine import (
-    AffineBinaryExpr,
     AffineConstantExpr,
     AffineDimExpr,
     AffineExpr,
     AffineMap,
 )
 from tinycomp.ir.builder import Builder
+from tinycomp.ir.dialects.affine_apply import AffineApplyOp
 from tinycomp.ir.dialects.arith import ConstantOp
-from tinycomp.ir.dialects.arith_binary import AddIOp, CeilDivSIOp, FloorDivSIOp, MulIOp, SubIOp
 from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.ir.dialects.linalg_generic import GenericOp, IndexOp
 from tinycomp.ir.dialects.memref_access import DimOp, LoadOp, StoreOp
@@ -207,26 +203,17 @@ def _index_value(
     expr: AffineExpr, num_dims: int, induction_vars: list[Value], builder: Builder
 ) -> Value:
     """``d2`` -> the third induction variable; ``4`` -> ``arith.constant 4 : index``;
-    ``d1 * 2 + d4`` -> ``arith.muli`` and ``arith.addi`` of those (recursively)."""
+    ``d1 * 2 + d4`` -> ``affine.apply affine_map<(d0, ..., dN) -> (d1 * 2 + d4)>(%ivs)``."""
     if isinstance(expr, AffineDimExpr):
         return induction_vars[expr.position]
     if isinstance(expr, AffineConstantExpr):
         return builder.insert(ConstantOp.build(expr.value, index)).result
-    if not isinstance(expr, AffineBinaryExpr):
+    if expr.used_symbols():
         raise PassError(
             f"convert-linalg-to-loops: expected an indexing map over loop dimensions, got '{expr}'"
         )
-    lhs = _index_value(expr.lhs, num_dims, induction_vars, builder)
-    rhs = _index_value(expr.rhs, num_dims, induction_vars, builder)
-    if expr.kind == "mod":  # a mod b = a - floordiv(a, b) * b, in [0, b) for b > 0
-        quotient = builder.insert(FloorDivSIOp.build(lhs, rhs)).result
-        multiple = builder.insert(MulIOp.build(quotient, rhs)).result
-        return builder.insert(SubIOp.build(lhs, multiple)).result
-    return builder.insert(_INDEX_OPS[expr.kind].build(lhs, rhs)).result
-
-
-_INDEX_OPS = {"add": AddIOp, "mul": MulIOp, "floordiv": FloorDivSIOp, "ceildiv": CeilDivSIOp}
-"""The ``arith`` op computing each affine binary operation on ``index`` values."""
+    single = AffineMap(num_dims, 0, [expr])
+    return builder.insert(AffineApplyOp.build(single, induction_vars)).result
 
 
 register_pass(LinalgToLoopsPass)

@@ -3,7 +3,9 @@
 ``affine.apply`` evaluates a one-result map; ``affine.min``/``affine.max`` evaluate a
 map and take the smallest/largest result (tiling's ``min(32, %n - %i)``). The map is
 the attribute ``map``; the operands are its dimensions, then its symbols; the result is
-an ``index``::
+an ``index``. Unlike ``affine.load`` or ``affine.for`` bounds, these ops accept any
+``index`` operands (an ``scf.for`` induction variable too), as MLIR does; only
+``affine.apply`` refuses an ``affine.for`` induction variable as a symbol::
 
     %row = affine.apply affine_map<(d0)[s0] -> (d0 * 4 + s0)>(%i)[%base]
     %size = affine.min affine_map<(d0)[s0] -> (32, s0 - d0)>(%i)[%n]
@@ -22,7 +24,7 @@ from collections.abc import Sequence
 
 from tinycomp.affine import AffineMap
 from tinycomp.ir.attributes import AffineMapAttr
-from tinycomp.ir.dialects.affine_operands import check_dims_and_symbols
+from tinycomp.ir.dialects.affine_operands import check_apply_operands
 from tinycomp.ir.dialects.affine_ssa import parse_map_and_operands, print_map_and_operands
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import index
@@ -67,7 +69,10 @@ class _MapOp(Operation):
             )
         if self.result.type != index:
             raise self.error(f"expected an index result, got {self.result.type}")
-        check_dims_and_symbols(self, self.operands, affine_map.num_dims)
+        # Relaxed like MLIR: any index value may feed these ops (see affine_operands.py).
+        check_apply_operands(
+            self, self.operands, affine_map.num_dims, dims_in_symbols=not self.single_result_map
+        )
 
     def print_custom(self, printer) -> None:
         printer.write(" ")

@@ -22,8 +22,20 @@ A **dimension** is an ``index`` value that is a symbol, or
 3. the result of ``memref.dim`` of a top-level memref.
 
 So the induction variable of an ``scf.for`` is neither: ``affine.load %A[%i]`` inside
-an ``scf.for %i`` is rejected, by mlir-opt and by tinycomp. Values whose definition is
-not (yet) inside any op are accepted, so detached ops can be built and checked.
+an ``scf.for %i`` is rejected, by mlir-opt and by tinycomp, and so are ``affine.store``,
+``affine.for`` bounds and ``affine.if`` conditions that use it
+(``check_dims_and_symbols``). Values whose definition is not (yet) inside any op are
+accepted, so detached ops can be built and checked.
+
+The index-arithmetic ops are relaxed, exactly as in MLIR, because they are also used
+outside affine loops (``-convert-linalg-to-loops`` feeds ``scf.for`` induction
+variables to ``affine.apply``; tiling with ``scf.for`` uses ``affine.min``):
+
+* ``affine.apply`` accepts any ``index`` value as a dimension or a symbol, except that a
+  value that is a valid dimension but not a valid symbol (an ``affine.for`` induction
+  variable, or ``affine.apply`` of one) may not sit in a symbol position
+  (``check_apply_operands``);
+* ``affine.min`` and ``affine.max`` accept any ``index`` operands.
 
 >>> from tinycomp.ir import parse
 >>> f = parse('''
@@ -131,4 +143,50 @@ def check_dims_and_symbols(
             )
 
 
-__all__ = ["check_dims_and_symbols", "is_top_level", "is_valid_dim", "is_valid_symbol"]
+def check_apply_operands(
+    op: Operation, operands: Sequence[Value], num_dims: int, *, dims_in_symbols: bool
+) -> None:
+    """Raise unless the operands suit ``affine.apply``/``min``/``max`` (MLIR's rules).
+
+    Every operand must be an ``index``. With ``dims_in_symbols=False`` (``affine.apply``)
+    a symbol position may not hold a value that is a valid dimension but not a valid
+    symbol, such as an ``affine.for`` induction variable; any other ``index`` value (an
+    ``scf.for`` induction variable, an ``arith.addi`` result) is fine anywhere.
+    ``affine.min``/``affine.max`` pass ``dims_in_symbols=True``: MLIR checks nothing more.
+
+    >>> from tinycomp.ir import parse
+    >>> f = parse('''
+    ... func.func @f(%n: index) {
+    ...   affine.for %i = 0 to %n {
+    ...   }
+    ...   return
+    ... }''').body.first_op
+    >>> loop = f.entry_block.first_op
+    >>> i = loop.body.arguments[0]
+    >>> check_apply_operands(loop, [i], num_dims=1, dims_in_symbols=False)  # as a dimension
+    >>> check_apply_operands(loop, [i], num_dims=0, dims_in_symbols=True)  # affine.min
+    >>> check_apply_operands(loop, [i], num_dims=0, dims_in_symbols=False)
+    Traceback (most recent call last):
+    ...
+    tinycomp.ir.errors.VerifyError: ...cannot be used as a symbol...
+    """
+    for position, value in enumerate(operands):
+        if value.type != index:
+            raise op.error(f"expected index operands for the map, got {value.type}")
+        if dims_in_symbols or position < num_dims:
+            continue
+        if is_valid_dim(value) and not is_valid_symbol(value):
+            raise op.error(
+                f"operand #{position} of the map is a dimension (an affine.for induction "
+                "variable or affine.apply of one) and cannot be used as a symbol: expected a "
+                "symbol, or an index value not tied to an affine loop"
+            )
+
+
+__all__ = [
+    "check_apply_operands",
+    "check_dims_and_symbols",
+    "is_top_level",
+    "is_valid_dim",
+    "is_valid_symbol",
+]

@@ -35,6 +35,7 @@ from tinycomp.passes.canonicalize import CanonicalizePass, canonicalization_patt
 from tinycomp.passes.cse import CSEPass
 from tinycomp.passes.dce import DCEPass
 from tinycomp.passes.errors import PassError
+from tinycomp.passes.fusion import FusionPass
 from tinycomp.passes.generalize import GeneralizePass
 from tinycomp.passes.linalg_to_loops import LinalgToLoopsPass
 from tinycomp.passes.manager import PassManager, PipelineResult
@@ -45,7 +46,7 @@ from tinycomp.passes.registry import lookup_pass, register_pass, registered_pass
 __all__ = [
     "Pass", "PatternPass", "PassError",
     "CanonicalizePass", "canonicalization_patterns", "CSEPass", "DCEPass",
-    "GeneralizePass", "LinalgToLoopsPass",
+    "FusionPass", "GeneralizePass", "LinalgToLoopsPass",
     "PassManager", "PipelineResult", "PipelineElement", "parse_pipeline",
     "register_pass", "lookup_pass", "registered_passes",
 ]  # fmt: skip

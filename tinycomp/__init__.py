@@ -20,6 +20,7 @@ module {
 3.0
 """
 
+from tinycomp.compiler import CompileError, CompileOptions, compile
 from tinycomp.frontend import TensorSpec, TraceError, trace
 from tinycomp.interp import InterpreterError, interpret
 from tinycomp.ir import parse
@@ -29,6 +30,8 @@ from tinycomp.rewrite import RewritePattern, apply_patterns_greedily
 __version__ = "0.1.0"
 
 __all__ = [
+    "CompileError",
+    "CompileOptions",
     "InterpreterError",
     "PassManager",
     "RewritePattern",
@@ -36,6 +39,7 @@ __all__ = [
     "TraceError",
     "__version__",
     "apply_patterns_greedily",
+    "compile",
     "interpret",
     "parse",
     "trace",

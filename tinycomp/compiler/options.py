@@ -1,0 +1,77 @@
+"""The options of ``tinycomp.compile``: one explicit object instead of keyword soup.
+
+Every choice the pipeline makes for you is a field here, with the default that works
+for a first run: fuse, do not tile (tiling is a decision about a target), bufferize,
+lower to loops. ``CompileOptions(tile_sizes=(4, 8))`` tiles every kernel's first two
+loops by 4 and 8; ``bind=("gpu.block.y", "gpu.block.x")`` then names the hardware
+units those tile loops run on.
+
+>>> options = CompileOptions(tile_sizes=(4, 8), bind=("gpu.block.y", "gpu.block.x"))
+>>> options.tiling_enabled
+True
+>>> CompileOptions(tile_sizes=(4, -1))  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+tinycomp.compiler.errors.CompileError: tile_sizes=(4, -1): a tile size must be >= 0 ... found -1
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from tinycomp.compiler.errors import CompileError
+from tinycomp.passes.pass_base import Pass
+
+__all__ = ["CompileOptions"]
+
+
+@dataclass(frozen=True)
+class CompileOptions:
+    """What the pipeline does at each stage (see the module docstring)."""
+
+    fusion: bool = True
+    """Fuse elementwise producers into their consumers (stage ``fused``)."""
+    tile_sizes: tuple[int, ...] = ()
+    """Tile size per loop, outermost first; 0 leaves a loop untiled; ``()`` skips tiling."""
+    tile_and_fuse: bool = True
+    """Pull producers into the consumer's tile loops (otherwise tile every op alone)."""
+    reduction_tiling: Literal["sequential", "partials"] = "sequential"
+    """How a tiled reduction loop keeps its meaning: one accumulator carried through the
+    loop, or partial accumulators combined at the end (only ``linalg-tile`` does this)."""
+    bind: tuple[str | None, ...] = ()
+    """Hardware unit per tiled loop (``"gpu.block.x"``), ``None`` to leave one unbound."""
+    buffer_reuse: bool = True
+    """Let temporaries whose lifetimes do not overlap share one allocation."""
+    extra_passes: Mapping[str, Sequence[Pass]] = field(default_factory=dict)
+    """Your own passes, run right after the named stage: ``{"fused": [MyPass()]}``."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tile_sizes", tuple(self.tile_sizes))
+        object.__setattr__(self, "bind", tuple(self.bind))
+        for size in self.tile_sizes:
+            if not isinstance(size, int) or size < 0:
+                raise CompileError(
+                    f"tile_sizes={self.tile_sizes}: a tile size must be >= 0 "
+                    f"(0 leaves a loop untiled), found {size!r}"
+                )
+        if self.bind and not self.tile_sizes:
+            raise CompileError(
+                f"bind={self.bind} names hardware units for tile loops, but tile_sizes is "
+                "empty: there are no tile loops to bind"
+            )
+        if len(self.bind) > len(self.tile_sizes):
+            raise CompileError(
+                f"bind={self.bind} has {len(self.bind)} entries for "
+                f"{len(self.tile_sizes)} tile sizes {self.tile_sizes}"
+            )
+        if self.reduction_tiling not in ("sequential", "partials"):
+            raise CompileError(
+                f"reduction_tiling={self.reduction_tiling!r}: expected 'sequential' or 'partials'"
+            )
+
+    @property
+    def tiling_enabled(self) -> bool:
+        """Whether the ``tiled`` stage tiles anything (some tile size is nonzero)."""
+        return any(self.tile_sizes)

@@ -3,7 +3,8 @@
 ``trace(fn, *examples)`` calls ``fn`` with traced ``Tensor`` objects; their operators
 and the functions below record ``linalg`` ops on tensors (with ``arith``/``math``
 payloads) and ``tensor`` reshapes into ``func.func @main``, which the reference
-interpreter runs. ``nn`` holds compositions (``softmax``, ``layernorm``, ``attention``).
+interpreter runs. ``conv2d`` is ``linalg.conv_2d_nhwc_hwcf`` (after ``tensor.pad``);
+``nn`` holds compositions (``softmax``, ``layernorm``, ``attention``, ``mlp2``).
 
 >>> import numpy as np
 >>> from tinycomp.frontend import trace, exp
@@ -18,6 +19,7 @@ True
 """
 
 from tinycomp.frontend.compare import greater, less, where
+from tinycomp.frontend.conv import conv2d
 from tinycomp.frontend.elementwise import (
     add,
     divide,
@@ -31,7 +33,7 @@ from tinycomp.frontend.elementwise import (
     subtract,
     tanh,
 )
-from tinycomp.frontend.nn import attention, gelu, layernorm, rmsnorm, softmax
+from tinycomp.frontend.nn import attention, gelu, layernorm, mlp2, rmsnorm, softmax
 from tinycomp.frontend.reductions import matmul, max, mean, sum
 from tinycomp.frontend.shapes import reshape, transpose
 from tinycomp.frontend.tensor import Tensor, TraceError
@@ -43,6 +45,7 @@ __all__ = [
     "TraceError",
     "add",
     "attention",
+    "conv2d",
     "divide",
     "exp",
     "gelu",
@@ -54,6 +57,7 @@ __all__ = [
     "max",
     "maximum",
     "mean",
+    "mlp2",
     "multiply",
     "negative",
     "reshape",

@@ -9,6 +9,7 @@ are the textbook formulas, arranged for numerical stability where it matters:
 3. ``layernorm``: ``(x - mean) * rsqrt(var + eps) * gamma + beta`` over the last axis.
 4. ``rmsnorm``: ``x * rsqrt(mean(x^2) + eps) * gamma`` over the last axis.
 5. ``attention``: ``softmax(q @ k^T / sqrt(d)) @ v`` for 2-D or batched 3-D operands.
+6. ``mlp2``: the two-layer perceptron ``gelu(x @ w1 + b1) @ w2 + b2`` of a transformer block.
 
 >>> import numpy as np
 >>> from tinycomp.frontend import TensorSpec, trace
@@ -118,4 +119,37 @@ def attention(q: Tensor, k: Tensor, v: Tensor) -> Tensor:
     return softmax(scores, axis=-1) @ v
 
 
-__all__ = ["attention", "gelu", "layernorm", "rmsnorm", "softmax"]
+def mlp2(x: Tensor, w1: Tensor, b1: Tensor, w2: Tensor, b2: Tensor) -> Tensor:
+    """A two-layer perceptron: ``gelu(x @ w1 + b1) @ w2 + b2``.
+
+    ``x: (M, K)``, ``w1: (K, H)``, ``b1: (H,)``, ``w2: (H, N)``, ``b2: (N,)``; the
+    result is ``(M, N)``. The biases broadcast over the rows.
+
+    >>> from tinycomp.frontend import TensorSpec, trace
+    >>> shapes = [(4, 8), (8, 16), (16,), (16, 3), (3,)]
+    >>> m = trace(mlp2, *(TensorSpec(s) for s in shapes))
+    >>> print(m.body.first_op.function_type.results[0])
+    tensor<4x3xf32>
+    """
+    operands = {"x": x, "w1": w1, "b1": b1, "w2": w2, "b2": b2}
+    for operand in operands.values():
+        _expect_tensor("mlp2", operand)
+    ranks = tuple(operand.ndim for operand in operands.values())
+    hidden = w1.shape[-1] if w1.ndim == 2 else None
+    fits = (
+        ranks == (2, 2, 1, 2, 1)
+        and w1.shape[0] == x.shape[1]
+        and b1.shape == (hidden,)
+        and w2.shape[0] == hidden
+        and b2.shape == (w2.shape[1],)
+    )
+    if not fits:
+        found = ", ".join(f"{name} {operand.shape}" for name, operand in operands.items())
+        raise trace_error(
+            "mlp2",
+            f"expected x (M, K), w1 (K, H), b1 (H,), w2 (H, N), b2 (N,), got {found}",
+        )
+    return gelu(x @ w1 + b1) @ w2 + b2
+
+
+__all__ = ["attention", "gelu", "layernorm", "mlp2", "rmsnorm", "softmax"]

@@ -100,7 +100,8 @@ class Tensor:
 
     Operators record ops: ``+ - * /`` (numpy broadcasting, Python numbers allowed),
     unary ``-``, ``@`` (2-D or batched 3-D matmul), ``<`` and ``>`` (``i1`` tensors),
-    ``.T``, ``transpose``, ``reshape``, and the reductions ``sum``, ``max``, ``mean``.
+    ``.T``, ``transpose``, ``reshape``, the reductions ``sum``, ``max``, ``mean``, and
+    ``conv2d`` (NHWC input, HWCF filter).
     """
 
     __array_priority__ = 1000  # numpy scalars on the left defer to our operators
@@ -220,6 +221,15 @@ class Tensor:
         if len(shape) == 1 and not isinstance(shape[0], int):
             shape = tuple(shape[0])
         return reshape(self, shape)
+
+    def conv2d(
+        self, w: Tensor, stride: int | tuple[int, int] = 1, padding: int | tuple[int, int] = 0
+    ) -> Tensor:
+        """2-D convolution of this NHWC tensor with the HWCF filter ``w``: see
+        ``tinycomp.frontend.conv.conv2d``."""
+        from tinycomp.frontend.conv import conv2d
+
+        return conv2d(self, w, stride=stride, padding=padding)
 
     def sum(self, axis: int | tuple[int, ...] | None = None, keepdims: bool = False) -> Tensor:
         """``numpy.sum``: see ``tinycomp.frontend.reductions.sum``."""

@@ -25,8 +25,12 @@ in its simplest form. The algorithm:
 4. Build the fused payload: clone the producer's payload ops (block arguments mapped to
    the new ones), then the consumer's, with the fused operand's block argument replaced
    by the value the producer yielded.
-5. Replace the consumer by the fused op and erase the producer; repeat from 1 until no
-   pair fuses. The reasons of the last sweep are the pass's ``report``.
+5. Replace the consumer by the fused op and erase the producer.
+6. When no pair fuses, deduplicate inputs (``DeduplicateAndRemoveDeadOperands``, as
+   MLIR's pass does too): a generic that now reads one tensor twice reads it once, so
+   a producer shared by two consumers that were fused together gets a single use and
+   can fuse in turn. Repeat from 1 until neither changes anything. The reasons of the
+   last sweep are the pass's ``report``.
 
 >>> from tinycomp.ir import parse
 >>> m = parse('''
@@ -67,6 +71,7 @@ from tinycomp.ir.builder import InsertionPoint
 from tinycomp.ir.dialects.linalg_generic import GenericOp, IndexOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.values import Value
+from tinycomp.passes.canonicalize.linalg_dedup import DeduplicateAndRemoveDeadOperands
 from tinycomp.passes.pass_base import Pass
 from tinycomp.passes.registry import register_pass
 from tinycomp.rewrite.rewriter import PatternRewriter
@@ -187,7 +192,7 @@ class FusionPass(Pass):
         self.report = []
         self.statistics["kernels before"] += _count_generics(op)
         rewriter = PatternRewriter()
-        while self._fuse_one(op, rewriter):
+        while self._fuse_one(op, rewriter) or self._deduplicate_one(op, rewriter):
             pass
         self.statistics["kernels after"] += _count_generics(op)
 
@@ -213,6 +218,18 @@ class FusionPass(Pass):
                 fuse_producer_into_consumer(producer, consumer, index, rewriter)
                 return True
         self.report = reasons
+        return False
+
+
+    @staticmethod
+    def _deduplicate_one(root: Operation, rewriter: PatternRewriter) -> bool:
+        """Deduplicate the inputs of the first generic that has some (step 6)."""
+        pattern = DeduplicateAndRemoveDeadOperands()
+        for generic in list(root.walk()):
+            if isinstance(generic, GenericOp):
+                rewriter.set_current_op(generic)
+                if pattern.match_and_rewrite(generic, rewriter):
+                    return True
         return False
 
 

@@ -8,9 +8,9 @@ the tensors it reads and writes. So a program's cost is a walk over its linalg o
    payload). The counting convention is the roofline's (``tinycomp.perf.roofline``):
    an add, multiply, compare, divide, ``max`` or a ``math`` function is one FLOP;
    constants, casts and selects are free.
-2. Bytes of one op = compulsory traffic: each input read once, each output written
-   once, and an output also read once when the payload reads its old value (a
-   reduction's accumulator, ``C += A @ B``). Scalars are free.
+2. Bytes of one op = compulsory traffic: each distinct input tensor read once, each
+   output written once, and an output also read once when the payload reads its old
+   value (a reduction's accumulator, ``C += A @ B``). Scalars are free.
 3. A program's traffic is the sum over its kernels: every tensor passed from one
    kernel to the next is written by the first and read back by the second. That is
    what fusion removes.
@@ -89,7 +89,7 @@ def kernel_cost(op: StructuredOp) -> KernelCost:
     %sum 32 160
     """
     points = math.prod(size for size in op.static_loop_sizes())
-    read = sum(value_bytes(v) for v in op.inputs)
+    read = sum(value_bytes(v) for v in dict.fromkeys(op.inputs))  # each tensor once
     written = sum(value_bytes(v) for v in op.outputs)
     read += sum(
         value_bytes(v)

@@ -8,6 +8,7 @@ module                            what it simplifies
 ``arith_select_compare``          ``select`` on a constant or of equal values, ``cmpi x, x``
 ``arith_casts``                   ``index_cast`` and ``truncf(extf)`` round trips
 ``linalg``                        ``transpose(transpose(x))``
+``linalg_dedup``                  ``linalg.generic`` inputs read twice or never
 ``tensor``                        ``extract_slice`` of the whole tensor
 ``scf``                           ``scf.for`` that never runs, ``scf.if`` on a constant
 ``memref``                        a buffer that is only written and freed
@@ -54,6 +55,7 @@ from tinycomp.passes.canonicalize.linalg import (
     TransposeOfTranspose,
     compose_permutations,
 )
+from tinycomp.passes.canonicalize.linalg_dedup import DeduplicateAndRemoveDeadOperands
 from tinycomp.passes.canonicalize.memref import DeadAlloc, DeadAlloca
 from tinycomp.passes.canonicalize.scf import ForZeroTripCount, IfConstantCondition
 from tinycomp.passes.canonicalize.tensor import ExtractSliceOfWholeTensor
@@ -67,6 +69,7 @@ __all__ = [
     "IndexCastRoundTrip", "IndexCastUIRoundTrip", "TruncFOfExtF",
     # other dialects (matched by op name)
     "TransposeOfTranspose", "ComposeTransposes", "compose_permutations",
+    "DeduplicateAndRemoveDeadOperands",
     "ExtractSliceOfWholeTensor", "ForZeroTripCount", "IfConstantCondition",
     "DeadAlloc", "DeadAlloca",
 ]  # fmt: skip

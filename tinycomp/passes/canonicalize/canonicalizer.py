@@ -36,6 +36,7 @@ from tinycomp.passes.canonicalize.arith_casts import cast_patterns
 from tinycomp.passes.canonicalize.arith_identities import arith_identity_patterns
 from tinycomp.passes.canonicalize.arith_select_compare import select_compare_patterns
 from tinycomp.passes.canonicalize.linalg import linalg_patterns
+from tinycomp.passes.canonicalize.linalg_dedup import linalg_dedup_patterns
 from tinycomp.passes.canonicalize.memref import memref_patterns
 from tinycomp.passes.canonicalize.scf import scf_patterns
 from tinycomp.passes.canonicalize.tensor import tensor_patterns
@@ -52,6 +53,7 @@ def canonicalization_patterns() -> list[RewritePattern]:
         *select_compare_patterns(),
         *cast_patterns(),
         *linalg_patterns(),
+        *linalg_dedup_patterns(),
         *tensor_patterns(),
         *scf_patterns(),
         *memref_patterns(),

@@ -99,6 +99,23 @@ def _parameter_names(fn: Callable, count: int) -> list[str | None]:
     return names + [None] * (count - len(names))
 
 
+def _check_arity(fn: Callable, count: int) -> None:
+    """A ``TraceError`` when ``fn`` cannot be called with ``count`` positional tensors
+    (rather than a ``TypeError`` from inside the call)."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return
+    try:
+        signature.bind(*range(count))
+    except TypeError as error:
+        name = getattr(fn, "__name__", "the function")
+        raise TraceError(
+            f"trace: {name}{signature} cannot take {count} example argument(s): {error}; "
+            "pass one example array (or TensorSpec) per tensor parameter"
+        ) from None
+
+
 def trace(
     fn: Callable[..., Tensor | tuple[Tensor, ...]], *examples, name: str = "main"
 ) -> ModuleOp:
@@ -109,7 +126,12 @@ def trace(
     >>> m = trace(mlp, TensorSpec((2, 3)), TensorSpec((3, 4)))
     >>> [op.name for op in m.body.first_op.body.entry_block.ops][-2:]
     ['linalg.generic', 'func.return']
+    >>> trace(mlp, TensorSpec((2, 3)))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    tinycomp.frontend.tensor.TraceError: trace: mlp(x, w) cannot take 1 example argument(s): ...
     """
+    _check_arity(fn, len(examples))
     input_types = [argument_type(e) for e in examples]
     function = FuncOp.build(name, FunctionType(tuple(input_types), ()))
     entry = function.body.entry_block

@@ -69,7 +69,10 @@ def compile(  # noqa: A001  (the public name mirrors torch.compile / triton.comp
     for stage in options.extra_passes:
         check_stage_name(stage, "extra_passes key")
     module = _input_module(fn_or_module, examples, entry)
-    program = CompiledProgram(module, entry, target, result_shapes=_result_shapes(module, entry))
+    result_shapes, input_count = _signature(module, entry)
+    program = CompiledProgram(
+        module, entry, target, result_shapes=result_shapes, input_count=input_count
+    )
     for stage in STAGE_NAMES[: STAGE_NAMES.index(stop_after) + 1]:
         passes = stage_passes(stage, options)
         if passes:
@@ -111,11 +114,16 @@ def _input_module(fn_or_module: Any, examples: tuple[Any, ...], entry: str) -> O
     return module
 
 
-def _result_shapes(module: Operation, entry: str) -> tuple[tuple[tuple[int, ...], np.dtype], ...]:
+def _signature(
+    module: Operation, entry: str
+) -> tuple[tuple[tuple[tuple[int, ...], np.dtype], ...], int]:
     """Shape and dtype of each tensor result of ``@entry`` (for the out-params the
-    program allocates after bufferization)."""
+    program allocates after bufferization), and its number of arguments."""
     for op in module.walk():
         if op.name == "func.func" and symbol_name(op) == entry:
-            results = op.attributes["function_type"].type.results
-            return tuple((tuple(t.shape), to_numpy_dtype(t.element_type)) for t in results)
+            function_type = op.attributes["function_type"].type
+            results = tuple(
+                (tuple(t.shape), to_numpy_dtype(t.element_type)) for t in function_type.results
+            )
+            return results, len(function_type.inputs)
     raise CompileError(f"the module has no function @{entry}")

@@ -80,6 +80,8 @@ class CompiledProgram:
     """``count_ops`` of the module after each stage."""
     result_shapes: tuple[tuple[tuple[int, ...], np.dtype], ...] = ()
     """Shape and dtype of each result of the entry function, from the traced program."""
+    input_count: int = 0
+    """How many arrays a call takes (the entry function's arguments before bufferization)."""
 
     @property
     def last_stage(self) -> str:
@@ -98,10 +100,24 @@ class CompiledProgram:
 
     def __call__(self, *arrays: Any) -> Any:
         """Run the program on numpy arrays; returns one array, or a tuple for several."""
-        if self.last_stage not in _BUFFER_STAGES:
-            return interpret(self.module, *arrays, entry=self.entry)
+        return self.run(*arrays)
+
+    def run(self, *arrays: Any, stage: str | None = None) -> Any:
+        """Run the IR of ``stage`` (default: the last) on ``arrays`` in the interpreter.
+
+        Up to ``tiled`` the function takes tensors and returns its results; from
+        ``bufferized`` on its results are out-params, so fresh arrays are passed for
+        them and returned. Every stage computes the same numbers: that is what the
+        tests check, stage by stage.
+        """
+        if len(arrays) != self.input_count:
+            raise CompileError(f"@{self.entry} takes {self.input_count} arrays, got {len(arrays)}")
+        stage = stage or self.last_stage
+        module = self.module if stage == self.last_stage else self.ir(stage)
+        if stage not in _BUFFER_STAGES:
+            return interpret(module, *arrays, entry=self.entry)
         outputs = [np.zeros(shape, dtype) for shape, dtype in self.result_shapes]
-        interpret(self.module, *arrays, *outputs, entry=self.entry)
+        interpret(module, *arrays, *outputs, entry=self.entry)
         return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
     def summary(self) -> str:

@@ -7,7 +7,7 @@ as it stands at the end of that list::
     traced       the frontend's func + linalg on tensors (no passes: the input)
     generalized  linalg-generalize-named-ops, canonicalize, cse: one op form
     fused        linalg-fuse-elementwise-ops, canonicalize: fewer kernels
-    tiled        linalg-tile-and-fuse (or linalg-tile), canonicalize: loops of tiles
+    tiled        linalg-tile-and-fuse (or linalg-tile), canonicalize, cse: loops of tiles
     bufferized   one-shot-bufferize, buffer-deallocation (+ buffer-reuse): memrefs
     loops        convert-linalg-to-loops, canonicalize, cse: scf.for nests
 
@@ -68,7 +68,7 @@ def _tiled(options: CompileOptions) -> list[Pass]:
         tiling: Pass = TileAndFusePass(options.tile_sizes, bind=options.bind)
     else:
         tiling = TilePass(options.tile_sizes, bind=options.bind, reduction=options.reduction_tiling)
-    return [tiling, CanonicalizePass()]
+    return [tiling, CanonicalizePass(), CSEPass()]
 
 
 def _bufferized(options: CompileOptions) -> list[Pass]:

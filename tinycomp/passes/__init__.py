@@ -42,11 +42,12 @@ from tinycomp.passes.manager import PassManager, PipelineResult
 from tinycomp.passes.pass_base import Pass, PatternPass
 from tinycomp.passes.pipeline import PipelineElement, parse_pipeline
 from tinycomp.passes.registry import lookup_pass, register_pass, registered_passes
+from tinycomp.passes.tiling import TileAndFusePass, TilePass
 
 __all__ = [
     "Pass", "PatternPass", "PassError",
     "CanonicalizePass", "canonicalization_patterns", "CSEPass", "DCEPass",
-    "FusionPass", "GeneralizePass", "LinalgToLoopsPass",
+    "FusionPass", "GeneralizePass", "LinalgToLoopsPass", "TilePass", "TileAndFusePass",
     "PassManager", "PipelineResult", "PipelineElement", "parse_pipeline",
     "register_pass", "lookup_pass", "registered_passes",
 ]  # fmt: skip

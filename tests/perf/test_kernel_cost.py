@@ -37,7 +37,34 @@ def test_fusion_saves_twice_the_intermediate_bytes(fn, dtype):
     fusion.run(module)
     saved = fusion.statistics["intermediate bytes not materialized"]
     assert saved > 0
+    # at least the intermediates; more when fusion also merged duplicated reads
+    assert program_bytes(module) <= before - 2 * saved
+
+
+def test_fusing_a_chain_saves_exactly_the_intermediates():
+    module = tinycomp.trace(lambda x: ((x * 2.0) + 1.0) * 3.0, np.ones((4, 6), np.float32))
+    GeneralizePass().run(module)
+    before = program_bytes(module)
+    fusion = FusionPass()
+    fusion.run(module)
+    saved = fusion.statistics["intermediate bytes not materialized"]
+    assert saved == 2 * 4 * 6 * 4  # two intermediates of 4x6 f32
     assert program_bytes(module) == before - 2 * saved
+
+
+def test_a_strided_convolution_reads_only_its_footprint():
+    from tinycomp.frontend import conv2d
+
+    # 1x8x8x1 image, 1x1 filter, stride 2: the 4x4 outputs read rows and columns 0, 2, 4, 6,
+    # whose box (the footprint) is 7x7: row and column 7 are never read
+    module = tinycomp.trace(
+        lambda x, w: conv2d(x, w, stride=2),
+        np.ones((1, 8, 8, 1), np.float32),
+        np.ones((1, 1, 1, 1), np.float32),
+    )
+    conv = kernel_costs(module)[-1]
+    assert conv.flops == 2 * 4 * 4
+    assert conv.bytes == (7 * 7 + 1 + 2 * 4 * 4) * 4  # image box, filter, out read+written
 
 
 def test_flops_count_is_exact_for_a_known_payload():

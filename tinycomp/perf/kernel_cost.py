@@ -4,13 +4,19 @@ A ``linalg`` op states all a cost model needs: its loop sizes (from the operand 
 and indexing maps), the scalar work done at each point of the loops (the payload), and
 the tensors it reads and writes. So a program's cost is a walk over its linalg ops:
 
-1. FLOPs of one op = (number of points of its loop nest) x (floating-point ops in its
-   payload). The counting convention is the roofline's (``tinycomp.perf.roofline``):
-   an add, multiply, compare, divide, ``max`` or a ``math`` function is one FLOP;
-   constants, casts and selects are free.
-2. Bytes of one op = compulsory traffic: each distinct input tensor read once, each
-   output written once, and an output also read once when the payload reads its old
-   value (a reduction's accumulator, ``C += A @ B``). Scalars are free.
+1. FLOPs of one op = (number of points of its loop nest) x (ops in its payload). The
+   counting convention is the roofline's (``tinycomp.perf.roofline``): every ``arith``
+   or ``math`` op is one FLOP (an add, multiply, compare, divide, ``max``, ``exp``),
+   except constants and casts, which only name or convert a value.
+2. Bytes of one op = compulsory traffic, operand by operand, as if the caches were
+   perfect. An operand's elements are its *footprint* over the whole loop nest (the box
+   its indexing map touches: a convolution whose windows stop short of the image's
+   last rows and columns never reads them).
+   An input is read once if the payload uses it; an output is written once, and also
+   read once when the payload uses its old value (a reduction's accumulator,
+   ``C += A @ B``). Scalars live in registers and move nothing. Each operand counts on
+   its own: ``ins(%x, %x)`` reads ``%x`` twice (fusion's deduplication removes such
+   pairs).
 3. A program's traffic is the sum over its kernels: every tensor passed from one
    kernel to the next is written by the first and read back by the second. That is
    what fusion removes.
@@ -28,20 +34,19 @@ from __future__ import annotations
 
 import math
 
-from tinycomp.ir import FloatType, to_numpy_dtype
+from tinycomp.ir.dialects.arith import ConstantOp
+from tinycomp.ir.dialects.arith_cast import CastOp
 from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.type_helpers import bitwidth, element_type
 from tinycomp.ir.types import ShapedType
-from tinycomp.ir.values import Value
 from tinycomp.perf.roofline import KernelCost
 
-__all__ = ["kernel_cost", "kernel_costs", "payload_flops", "program_bytes", "value_bytes"]
-
-_FREE = {"arith.constant", "arith.select", "arith.extf", "arith.truncf", "arith.bitcast"}
+__all__ = ["kernel_cost", "kernel_costs", "operand_bytes", "payload_flops", "program_bytes"]
 
 
 def payload_flops(op: StructuredOp) -> int:
-    """Floating-point ops in one execution of ``op``'s payload (step 1).
+    """FLOPs in one execution of ``op``'s payload (step 1).
 
     >>> import numpy as np, tinycomp
     >>> m = tinycomp.trace(lambda a, b: a @ b, np.ones((2, 3), np.float32),
@@ -50,31 +55,31 @@ def payload_flops(op: StructuredOp) -> int:
     >>> payload_flops(matmul)    # one multiply, one add
     2
     """
-    count = 0
-    for inner in op.body.ops:
-        if inner.name in _FREE or inner.name.startswith("linalg."):
-            continue
-        dialect = inner.name.split(".")[0]
-        floating = any(isinstance(r.type, FloatType) for r in inner.results)
-        if dialect == "math" or (dialect == "arith" and (floating or inner.name == "arith.cmpf")):
-            count += 1
-    return count
+    return sum(
+        1
+        for inner in op.body.ops
+        if inner.name.startswith(("arith.", "math."))
+        and not isinstance(inner, (ConstantOp, CastOp))
+    )
 
 
-def value_bytes(value: Value) -> int:
-    """Bytes of a tensor or memref value with a static shape; 0 for scalars.
+def operand_bytes(op: StructuredOp, position: int) -> int:
+    """Bytes of operand ``position``'s footprint over ``op``'s whole loop nest (step 2);
+    0 for a scalar.
 
-    >>> import tinycomp
-    >>> m = tinycomp.parse("func.func @f(%x: tensor<4x8xf16>) { return }")
-    >>> value_bytes(m.body.first_op.entry_block.arguments[0])
-    64
+    >>> import numpy as np, tinycomp
+    >>> m = tinycomp.trace(lambda x: x.sum(axis=1), np.ones((4, 8), np.float16))
+    >>> reduction = [op for op in m.walk() if op.name == "linalg.generic"][0]
+    >>> operand_bytes(reduction, 0), operand_bytes(reduction, 1)  # 4x8 in, 4x1 out
+    (64, 8)
     """
-    value_type = value.type
-    if not isinstance(value_type, ShapedType):
+    operand = op.operands[position]
+    if not isinstance(operand.type, ShapedType):
         return 0
-    if not value_type.has_static_shape:
-        raise ValueError(f"expected a static shape to count bytes, found {value_type}")
-    return value_type.num_elements * to_numpy_dtype(value_type.element_type).itemsize
+    sizes = op.static_loop_sizes()
+    footprint = op.indexing_maps()[position].tile_footprint([0] * len(sizes), sizes)
+    element_bytes = math.ceil(bitwidth(element_type(operand.type)) / 8)
+    return math.prod(footprint.sizes) * element_bytes
 
 
 def kernel_cost(op: StructuredOp) -> KernelCost:
@@ -88,17 +93,15 @@ def kernel_cost(op: StructuredOp) -> KernelCost:
     linalg.fill 0 16
     %sum 32 160
     """
-    points = math.prod(size for size in op.static_loop_sizes())
-    read = sum(value_bytes(v) for v in dict.fromkeys(op.inputs))  # each tensor once
-    written = sum(value_bytes(v) for v in op.outputs)
-    read += sum(
-        value_bytes(v)
-        for position, v in enumerate(op.outputs, start=op.num_inputs)
-        if op.payload_reads(position)
-    )
+    points = math.prod(op.static_loop_sizes())
+    moved = 0
+    for position in range(len(op.operands)):
+        is_output = position >= op.num_inputs
+        transfers = int(op.payload_reads(position)) + int(is_output)
+        moved += transfers * operand_bytes(op, position)
     named = op.results[0] if op.results else op.outputs[0]
     name = f"%{named.name_hint}" if named.name_hint else op.name
-    return KernelCost(name=name, flops=points * payload_flops(op), bytes=read + written)
+    return KernelCost(name=name, flops=points * payload_flops(op), bytes=moved)
 
 
 def kernel_costs(module: Operation) -> list[KernelCost]:

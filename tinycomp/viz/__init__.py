@@ -13,7 +13,9 @@ whichever renderer drew them.
 - :mod:`~tinycomp.viz.ir_graph`: the def-use graph of a function;
 - :mod:`~tinycomp.viz.ir_diff`, :mod:`~tinycomp.viz.pass_stepper`: IR diffs, stage by stage;
 - :mod:`~tinycomp.viz.indexing_maps`, :mod:`~tinycomp.viz.footprints`,
-  :mod:`~tinycomp.viz.indexing_explorer`: what each operand's indexing map touches.
+  :mod:`~tinycomp.viz.indexing_explorer`: what each operand's indexing map touches;
+- :mod:`~tinycomp.viz.kernel_graph`, :mod:`~tinycomp.viz.loop_nest`: a traced program's
+  kernels, and one linalg op read back as loops.
 
 >>> from tinycomp.viz import Graph
 >>> g = Graph("pipeline", rankdir="LR")
@@ -38,6 +40,8 @@ from tinycomp.viz.indexing_explorer import footprint_picture, indexing_map_explo
 from tinycomp.viz.indexing_maps import IndexingMapError, indexing_problem
 from tinycomp.viz.ir_diff import ir_diff, ir_listing
 from tinycomp.viz.ir_graph import def_use_graph
+from tinycomp.viz.kernel_graph import kernel_graph
+from tinycomp.viz.loop_nest import loop_nest
 from tinycomp.viz.pass_stepper import pass_stepper
 from tinycomp.viz.picture import Picture, tidy_svg
 from tinycomp.viz.plots import (
@@ -79,7 +83,9 @@ __all__ = [
     "indexing_problem",
     "ir_diff",
     "ir_listing",
+    "kernel_graph",
     "line_chart",
+    "loop_nest",
     "new_figure",
     "pass_stepper",
     "render_svg",

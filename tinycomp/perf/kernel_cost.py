@@ -77,6 +77,8 @@ def operand_bytes(op: StructuredOp, position: int) -> int:
     if not isinstance(operand.type, ShapedType):
         return 0
     sizes = op.static_loop_sizes()
+    if None in sizes:
+        raise ValueError(f"operand_bytes: '{op.name}' has dynamic loop sizes {sizes}")
     footprint = op.indexing_maps()[position].tile_footprint([0] * len(sizes), sizes)
     element_bytes = math.ceil(bitwidth(element_type(operand.type)) / 8)
     return math.prod(footprint.sizes) * element_bytes
@@ -93,7 +95,13 @@ def kernel_cost(op: StructuredOp) -> KernelCost:
     linalg.fill 0 16
     %sum 32 160
     """
-    points = math.prod(op.static_loop_sizes())
+    sizes = op.static_loop_sizes()
+    if None in sizes:
+        raise ValueError(
+            f"kernel_cost: '{op.name}' has dynamic loop sizes {sizes}; "
+            "costs are counted for static shapes only"
+        )
+    points = math.prod(sizes)
     moved = 0
     for position in range(len(op.operands)):
         is_output = position >= op.num_inputs

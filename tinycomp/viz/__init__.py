@@ -15,7 +15,9 @@ whichever renderer drew them.
 - :mod:`~tinycomp.viz.indexing_maps`, :mod:`~tinycomp.viz.footprints`,
   :mod:`~tinycomp.viz.indexing_explorer`: what each operand's indexing map touches;
 - :mod:`~tinycomp.viz.kernel_graph`, :mod:`~tinycomp.viz.loop_nest`: a traced program's
-  kernels, and one linalg op read back as loops.
+  kernels, and one linalg op read back as loops;
+- :mod:`~tinycomp.viz.fusion_graph`: which ops fusion put in which kernel, and the bytes
+  it saved.
 
 >>> from tinycomp.viz import Graph
 >>> g = Graph("pipeline", rankdir="LR")
@@ -35,6 +37,7 @@ graph "pipeline" (3 nodes, 2 edges)
 """
 
 from tinycomp.viz.footprints import tile_footprints
+from tinycomp.viz.fusion_graph import bytes_moved_chart, fusion_graph
 from tinycomp.viz.graph import Cluster, Graph, GraphError
 from tinycomp.viz.indexing_explorer import footprint_picture, indexing_map_explorer
 from tinycomp.viz.indexing_maps import IndexingMapError, indexing_problem
@@ -73,11 +76,13 @@ __all__ = [
     "RendererNotAvailable",
     "available_renderers",
     "bar_chart",
+    "bytes_moved_chart",
     "choose_renderer",
     "def_use_graph",
     "explore",
     "figure_to_picture",
     "footprint_picture",
+    "fusion_graph",
     "house_style",
     "indexing_map_explorer",
     "indexing_problem",

@@ -80,7 +80,8 @@ def test_extra_passes_run_after_their_stage(x):
     program = tinycomp.compile(
         softmax, x, stop_after="fused", options=CompileOptions(extra_passes={"fused": [counter]})
     )
-    assert counter.statistics["generics"] == program.counts["fused"]["kernels"] - 2  # 2 fills
+    # after generalization every kernel (fills included) is a linalg.generic
+    assert counter.statistics["generics"] == program.counts["fused"]["kernels"]
     assert "count-kernels" in str(program)
 
 

@@ -77,7 +77,7 @@ def instances(draw):
     if kernel.shape_problem(shape) is not None:
         shape = small_shape(name)
     tile_sizes = draw(st.lists(st.integers(0, 7), min_size=1, max_size=3))
-    dtype = draw(st.sampled_from(DTYPES))
+    dtype = draw(st.sampled_from(list(DTYPES)))
     return name, shape, tile_sizes, dtype
 
 

@@ -114,10 +114,11 @@ def runner_module(kernel: str, inputs: dict[str, np.ndarray], output: str) -> st
     return "\n".join(lines)
 
 
-def run_with_mlir(module: str, shape) -> np.ndarray:
-    """Lower and run ``module``; return the printed bits as float32 values."""
+def run_with_mlir(module: str, shape, lowering=LOWERING) -> np.ndarray:
+    """Lower ``module`` with the ``lowering`` flags and run it; return the printed bits as
+    float32 values."""
     lowered = subprocess.run(
-        [MLIR_OPT, *LOWERING], input=module, capture_output=True, text=True, check=False
+        [MLIR_OPT, *lowering], input=module, capture_output=True, text=True, check=False
     )
     assert lowered.returncode == 0, f"mlir-opt failed:\n{lowered.stderr}\n{module}"
     libraries = ",".join(str(p) for p in RUNNER_LIBRARIES)

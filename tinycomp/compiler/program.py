@@ -12,7 +12,8 @@ memory). ``print(program)`` is the pipeline, one stage per line::
       ...
 
 >>> import numpy as np, tinycomp
->>> program = tinycomp.compile(lambda x: (x * 2.0).exp(), np.ones((2, 3), np.float32))
+>>> from tinycomp.frontend import exp
+>>> program = tinycomp.compile(lambda x: exp(x * 2.0), np.ones((2, 3), np.float32))
 >>> list(program.stages)
 ['traced', 'generalized', 'fused', 'tiled', 'bufferized', 'loops']
 >>> x = np.random.default_rng(0).standard_normal((2, 3)).astype(np.float32)
@@ -32,6 +33,7 @@ from tinycomp.interp import interpret
 from tinycomp.ir import parse
 from tinycomp.ir.operation import Operation
 from tinycomp.passes import PipelineResult
+from tinycomp.passes.bufferize import run_bufferized
 
 __all__ = ["CompiledProgram", "count_ops"]
 
@@ -106,9 +108,10 @@ class CompiledProgram:
         """Run the IR of ``stage`` (default: the last) on ``arrays`` in the interpreter.
 
         Up to ``tiled`` the function takes tensors and returns its results; from
-        ``bufferized`` on its results are out-params, so fresh arrays are passed for
-        them and returned. Every stage computes the same numbers: that is what the
-        tests check, stage by stage.
+        ``bufferized`` on its results are out-params, so fresh uninitialised buffers
+        are passed for them and returned (``run_bufferized``: reading an element no
+        one wrote is an error, not a silent zero). Every stage computes the same
+        numbers: that is what the tests check, stage by stage.
         """
         if len(arrays) != self.input_count:
             raise CompileError(f"@{self.entry} takes {self.input_count} arrays, got {len(arrays)}")
@@ -116,9 +119,8 @@ class CompiledProgram:
         module = self.module if stage == self.last_stage else self.ir(stage)
         if stage not in _BUFFER_STAGES:
             return interpret(module, *arrays, entry=self.entry)
-        outputs = [np.zeros(shape, dtype) for shape, dtype in self.result_shapes]
-        interpret(module, *arrays, *outputs, entry=self.entry)
-        return outputs[0] if len(outputs) == 1 else tuple(outputs)
+        shapes = [shape for shape, _ in self.result_shapes]
+        return run_bufferized(module, *arrays, entry=self.entry, output_shapes=shapes)
 
     def summary(self) -> str:
         """The pipeline, one stage per line, with what each stage left behind."""

@@ -31,6 +31,12 @@ module {
 ['input', 'canonicalize', 'cse', 'dce']
 """
 
+from tinycomp.passes.bufferize import (
+    BufferDeallocationPass,
+    BufferReusePass,
+    OneShotBufferizePass,
+    bufferization_passes,
+)
 from tinycomp.passes.canonicalize import CanonicalizePass, canonicalization_patterns
 from tinycomp.passes.cse import CSEPass
 from tinycomp.passes.dce import DCEPass
@@ -48,6 +54,7 @@ __all__ = [
     "Pass", "PatternPass", "PassError",
     "CanonicalizePass", "canonicalization_patterns", "CSEPass", "DCEPass",
     "FusionPass", "GeneralizePass", "LinalgToLoopsPass", "TilePass", "TileAndFusePass",
+    "OneShotBufferizePass", "BufferReusePass", "BufferDeallocationPass", "bufferization_passes",
     "PassManager", "PipelineResult", "PipelineElement", "parse_pipeline",
     "register_pass", "lookup_pass", "registered_passes",
 ]  # fmt: skip

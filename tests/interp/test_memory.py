@@ -301,3 +301,18 @@ def test_memref_copy_rejects_overlap():
     }"""
     with pytest.raises(InterpreterError, match="overlap"):
         run(text, np.zeros(8, np.float32))
+
+
+def test_memref_copy_of_a_window_onto_itself_does_nothing():
+    text = """
+    func.func @main(%A: memref<8xf32>) {
+      %a = memref.subview %A[2] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1], offset: 2>>
+      %b = memref.subview %A[2] [4] [1] : memref<8xf32> to memref<4xf32, strided<[1], offset: 2>>
+      memref.copy %a, %b : memref<4xf32, strided<[1], offset: 2>>
+                        to memref<4xf32, strided<[1], offset: 2>>
+      return
+    }"""
+    values = np.random.default_rng(3).standard_normal(8).astype(np.float32)
+    array = values.copy()
+    run(text, array)
+    np.testing.assert_array_equal(array, values)

@@ -116,11 +116,15 @@ def run_store(op: Operation, operands: list[Any], interp: Any) -> list[Any]:
 
 
 def run_copy(op: Operation, operands: list[Any], interp: Any) -> list[Any]:
-    """``memref.copy %src, %dst``: element by element; the two must not overlap."""
+    """``memref.copy %src, %dst``: element by element. A copy of a window onto itself
+    does nothing (MLIR folds it away); windows that partly overlap are an error (MLIR
+    copies with ``memcpy``, whose result is then undefined)."""
     source, target = operands
     if source.sizes != target.sizes:
         raise op_error(op, f"expected equal shapes, got {source.sizes} and {target.sizes}")
     if source.buffer is target.buffer:
+        if np.array_equal(source.linear_indices(), target.linear_indices()):
+            return []
         common = np.intersect1d(source.linear_indices(), target.linear_indices())
         if common.size:
             raise op_error(op, f"the source {_name(op)} and target {_name(op, 1)} overlap")

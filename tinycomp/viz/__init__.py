@@ -17,7 +17,10 @@ whichever renderer drew them.
 - :mod:`~tinycomp.viz.kernel_graph`, :mod:`~tinycomp.viz.loop_nest`: a traced program's
   kernels, and one linalg op read back as loops;
 - :mod:`~tinycomp.viz.fusion_graph`: which ops fusion put in which kernel, and the bytes
-  it saved.
+  it saved;
+- :mod:`~tinycomp.viz.tiling_pictures`, :mod:`~tinycomp.viz.tiled_nest`,
+  :mod:`~tinycomp.viz.tiling_explorer`: one tile's slices of every operand, tiled IR as a
+  loop nest, tile-size sliders over the real tiling passes.
 
 >>> from tinycomp.viz import Graph
 >>> g = Graph("pipeline", rankdir="LR")
@@ -62,6 +65,9 @@ from tinycomp.viz.render import (
     choose_renderer,
     render_svg,
 )
+from tinycomp.viz.tiled_nest import tiled_loop_summary
+from tinycomp.viz.tiling_explorer import tiling_explorer
+from tinycomp.viz.tiling_pictures import tile_view, tiling_picture
 from tinycomp.viz.widgets import Explorer, explore
 
 __all__ = [
@@ -96,4 +102,8 @@ __all__ = [
     "render_svg",
     "tidy_svg",
     "tile_footprints",
+    "tile_view",
+    "tiled_loop_summary",
+    "tiling_explorer",
+    "tiling_picture",
 ]

@@ -16,7 +16,9 @@ from tinycomp.passes.tiling import (
     TilePass,
     bind_loops,
     tile_linalg_op,
+    tile_reduction_with_partials,
 )
+from tinycomp.passes.tiling.binding import why_not_bindable
 
 MATMUL = """
 func.func @main(%a: tensor<8x6xf32>, %b: tensor<6x8xf32>, %c: tensor<8x8xf32>) -> tensor<8x8xf32> {
@@ -112,3 +114,21 @@ def test_pass_binds_and_reports_per_op():
     assert "bound: %d0 -> gpu.block.y, %d1 -> gpu.block.x" in text
     assert "loop %d1 not bound to gpu.block.x: it carries a reduction" in text
     assert tiling.statistics["loops bound"] == 2 * 7 - 2
+
+
+def test_a_partials_loop_with_a_partial_last_tile_is_not_bindable():
+    # Its insert_slice *size* (an affine.min of the iv) moves with the loop; its offsets
+    # do not: every iteration writes the same partials, so running them in parallel races.
+    module = parse(
+        """func.func @main(%x: tensor<4x10xf32>, %init: tensor<4xf32>) -> tensor<4xf32> {
+      %s = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
+           affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]}
+          ins(%x : tensor<4x10xf32>) outs(%init : tensor<4xf32>) {
+      ^bb0(%in: f32, %out: f32):
+        %0 = arith.addf %in, %out : f32
+        linalg.yield %0 : f32
+      } -> tensor<4xf32>
+      return %s : tensor<4xf32> }"""
+    )
+    result = tile_reduction_with_partials(module.body.first_op.entry_block.first_op, [0, 4])
+    assert "carries a reduction" in (why_not_bindable(result.loops[0]) or "")

@@ -117,7 +117,8 @@ def why_not_bindable(loop: Operation) -> str | None:
         if writes is None:
             return f"cannot tell where it writes %{yielded.name_hint or 'a yielded tensor'}"
         for write in writes:
-            if not any(_depends_on(offset, loop.induction_var) for offset in write.operands[2:]):
+            offsets = [offset for offset in write.offsets if isinstance(offset, Value)]
+            if not any(_depends_on(offset, loop.induction_var) for offset in offsets):
                 return (
                     "it carries a reduction: every iteration writes the same window "
                     f"(the tensor.insert_slice offsets do not depend on {_describe_loop(loop)})"

@@ -25,7 +25,8 @@ in its simplest form. The algorithm:
 4. Build the fused payload: clone the producer's payload ops (block arguments mapped to
    the new ones), then the consumer's, with the fused operand's block argument replaced
    by the value the producer yielded.
-5. Replace the consumer by the fused op and erase the producer.
+5. Replace the consumer by the fused op and erase the producer; try the fused op again
+   (its new inputs may fuse too), then go on to the next consumer in program order.
 6. When no pair fuses, deduplicate inputs (``DeduplicateAndRemoveDeadOperands``, as
    MLIR's pass does too): a generic that now reads one tensor twice reads it once, so
    a producer shared by two consumers that were fused together gets a single use and
@@ -192,34 +193,45 @@ class FusionPass(Pass):
         self.report = []
         self.statistics["kernels before"] += _count_generics(op)
         rewriter = PatternRewriter()
-        while self._fuse_one(op, rewriter) or self._deduplicate_one(op, rewriter):
+        while self._fuse_sweep(op, rewriter) or self._deduplicate_one(op, rewriter):
             pass
         self.statistics["kernels after"] += _count_generics(op)
 
-    def _fuse_one(self, root: Operation, rewriter: PatternRewriter) -> bool:
-        """Fuse the first fusable pair (steps 1-5); fill ``report`` when there is none."""
+    def _fuse_sweep(self, root: Operation, rewriter: PatternRewriter) -> bool:
+        """One pass over the consumers in program order, fusing into each until none of
+        its producers fuses (steps 1-5). Fusing into a consumer never makes an earlier
+        consumer fusable, so one sweep does what restarting after every fusion would,
+        in time linear in the program. Returns whether anything fused; a sweep that
+        fused nothing leaves its reasons in ``report``."""
         reasons: list[str] = []
+        fused_any = False
         for consumer in list(root.walk()):
-            if not isinstance(consumer, GenericOp):
-                continue
-            for index, operand in enumerate(consumer.operands):
-                producer = operand.defining_op()
-                if not isinstance(producer, GenericOp):
-                    continue
-                reason = why_not_fusable(producer, consumer, index)
-                if reason is not None:
-                    reasons.append(
-                        f"{_describe(operand)} -> {_describe(consumer.results)}: {reason}"
-                    )
-                    continue
-                self.statistics["fused pairs"] += 1
-                self.statistics["intermediate bytes not materialized"] += _bytes(operand)
-                rewriter.set_current_op(consumer)
-                fuse_producer_into_consumer(producer, consumer, index, rewriter)
-                return True
-        self.report = reasons
-        return False
+            current = consumer if isinstance(consumer, GenericOp) else None
+            while current is not None and current.parent is not None:
+                current = self._fuse_into(current, rewriter, reasons)
+                fused_any = fused_any or current is not None
+        if not fused_any:
+            self.report = reasons
+        return fused_any
 
+    def _fuse_into(
+        self, consumer: GenericOp, rewriter: PatternRewriter, reasons: list[str]
+    ) -> GenericOp | None:
+        """Fuse the first fusable producer of ``consumer``; the fused op, or ``None``
+        (with the reasons appended) when no producer fuses."""
+        for index, operand in enumerate(consumer.operands):
+            producer = operand.defining_op()
+            if not isinstance(producer, GenericOp):
+                continue
+            reason = why_not_fusable(producer, consumer, index)
+            if reason is not None:
+                reasons.append(f"{_describe(operand)} -> {_describe(consumer.results)}: {reason}")
+                continue
+            self.statistics["fused pairs"] += 1
+            self.statistics["intermediate bytes not materialized"] += _bytes(operand)
+            rewriter.set_current_op(consumer)
+            return fuse_producer_into_consumer(producer, consumer, index, rewriter)
+        return None
 
     @staticmethod
     def _deduplicate_one(root: Operation, rewriter: PatternRewriter) -> bool:

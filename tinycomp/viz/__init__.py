@@ -20,7 +20,9 @@ whichever renderer drew them.
   it saved;
 - :mod:`~tinycomp.viz.tiling_pictures`, :mod:`~tinycomp.viz.tiled_nest`,
   :mod:`~tinycomp.viz.tiling_explorer`: one tile's slices of every operand, tiled IR as a
-  loop nest, tile-size sliders over the real tiling passes.
+  loop nest, tile-size sliders over the real tiling passes;
+- :mod:`~tinycomp.viz.memory_timeline`, :mod:`~tinycomp.viz.liveness_chart`: when each
+  buffer is live and held, and the peak memory before and after reuse.
 
 >>> from tinycomp.viz import Graph
 >>> g = Graph("pipeline", rankdir="LR")
@@ -47,7 +49,14 @@ from tinycomp.viz.indexing_maps import IndexingMapError, indexing_problem
 from tinycomp.viz.ir_diff import ir_diff, ir_listing
 from tinycomp.viz.ir_graph import def_use_graph
 from tinycomp.viz.kernel_graph import kernel_graph
+from tinycomp.viz.liveness_chart import liveness_chart
 from tinycomp.viz.loop_nest import loop_nest
+from tinycomp.viz.memory_timeline import (
+    MemoryTimeline,
+    bufferization_timelines,
+    memory_timeline,
+    slot_timeline,
+)
 from tinycomp.viz.pass_stepper import pass_stepper
 from tinycomp.viz.picture import Picture, tidy_svg
 from tinycomp.viz.plots import (
@@ -77,11 +86,13 @@ __all__ = [
     "Graph",
     "GraphError",
     "IndexingMapError",
+    "MemoryTimeline",
     "Picture",
     "RenderError",
     "RendererNotAvailable",
     "available_renderers",
     "bar_chart",
+    "bufferization_timelines",
     "bytes_moved_chart",
     "choose_renderer",
     "def_use_graph",
@@ -96,10 +107,13 @@ __all__ = [
     "ir_listing",
     "kernel_graph",
     "line_chart",
+    "liveness_chart",
     "loop_nest",
+    "memory_timeline",
     "new_figure",
     "pass_stepper",
     "render_svg",
+    "slot_timeline",
     "tidy_svg",
     "tile_footprints",
     "tile_view",

@@ -34,8 +34,13 @@ algorithm (``tile_and_fuse``):
    (recomputation); MLIR can instead yield the fused tiles out of the loop
    (``yieldReplacement``), which tinycomp does not.
 
-A producer read by several slices in one tile (``exp`` feeding both the row sum and the
-division of a softmax) is recomputed for each of them, again as in MLIR.
+A producer read through the *same* window twice in one tile (a residual connection
+``x + f(x)`` reads ``x``'s tile both directly and through ``f``) is computed once: step 4
+reuses the tile it already built for that (value, offsets, sizes), moving it (and what it
+needs from the loop body) up to before the slice when it was built further down. Without
+this a chain of n residual layers would compute the first layer's tile 2**n times.
+Different windows of one producer (``exp`` feeding the row sum of a softmax through a
+whole row and the division through the tile) are computed once per window, as in MLIR.
 
 >>> from tinycomp.ir import parse
 >>> m = parse('''func.func @main(%a: tensor<8x4xf32>, %b: tensor<4x8xf32>) -> tensor<8x8xf32> {
@@ -92,12 +97,19 @@ def tile_and_fuse(
     maker = IndexBuilder(outside=Builder.before(outermost), inside=Builder.before(outermost))
     worklist = deque(_slices_feeding(result.tiled_ops[0]))
     fused_originals: list[Operation] = []
+    built: dict[tuple, Value] = {}  # (value, offsets, sizes) -> its tile, built in step 4
     while worklist:
         slice_op = worklist.popleft()
         source, init_position = _sliced_value(slice_op.source, result.loops)  # step 2
         producer = source.defining_op()
         if producer is None:
             continue  # a function argument: nothing to fuse
+        window = (source, tuple(slice_op.offsets), tuple(slice_op.sizes), init_position)
+        earlier = built.get(window)
+        if earlier is not None:  # the same tile, already computed: reuse it
+            _hoist_before(earlier.defining_op(), slice_op)
+            rewriter.replace_op(slice_op, [earlier])
+            continue
         destination = init_position is not None
         reason = why_not_fusable(producer, slice_op, source, destination, has_reduction_loop)
         if reason is not None:  # step 3
@@ -107,6 +119,8 @@ def tile_and_fuse(
         rewriter.set_current_op(slice_op)
         maker.inside = rewriter  # the producer's tile goes right before the slice
         fused = _fuse_into_slice(producer, source, slice_op, maker, rewriter)  # step 4
+        if isinstance(source, OpResult):
+            built[window] = fused.results[source.index]
         result.tiled_ops.append(fused)
         worklist.extend(_slices_feeding(fused))
         if init_position is not None and isinstance(producer, StructuredOp):  # step 5
@@ -204,6 +218,33 @@ def _fuse_into_slice(
     replacement.name_hint = source.name_hint
     rewriter.replace_op(slice_op, [replacement])  # checks the tile has the slice's type
     return fused
+
+
+def _hoist_before(op: Operation, anchor: Operation) -> None:
+    """Move ``op``, and every op of ``anchor``'s block it depends on that comes after
+    ``anchor``, to just before ``anchor``, keeping their order (for a reused tile)."""
+    block = anchor.parent
+    position = {candidate: index for index, candidate in enumerate(block.ops)}
+    if op.parent is not block or position[op] < position[anchor]:
+        return
+    needed: set[Operation] = set()
+    stack = [op]
+    while stack:
+        current = stack.pop()
+        if current in needed or current.parent is not block:
+            continue
+        if position[current] < position[anchor]:
+            continue
+        needed.add(current)
+        for nested in current.walk():
+            for operand in nested.operands:
+                defining = operand.defining_op()
+                while defining is not None and defining.parent is not block:
+                    defining = defining.parent_op()  # a value from inside a region
+                if defining is not None:
+                    stack.append(defining)
+    for moved in sorted(needed, key=position.__getitem__):
+        moved.move_before(anchor)
 
 
 def _sliced_value(value: Value, loops: list[Operation]) -> tuple[Value, int | None]:

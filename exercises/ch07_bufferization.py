@@ -51,6 +51,7 @@ from tinycomp.passes.bufferize.aliasing import (  # noqa: F401
     writable_operands,
 )
 from tinycomp.passes.bufferize.bufferizer import Bufferizer
+from tinycomp.passes.bufferize.empty_tensors import split_shared_empty_tensors
 from tinycomp.passes.bufferize.liveness import OpIndices, buffer_liveness
 from tinycomp.passes.bufferize.memref_types import buffer_bytes  # noqa: F401
 from tinycomp.passes.bufferize.program_order import ProgramOrder
@@ -251,6 +252,7 @@ class MyOneShotBufferize(Pass):
         functions = [f for f in op.walk() if isinstance(f, FuncOp) and not f.is_declaration]
         for function in functions:
             self._check_straight_line(function)
+            split_shared_empty_tensors(function)  # as the library pass does first
             verdicts = decide_in_place(function, self.writable_arguments)
             self.verdicts += verdicts
             for verdict in verdicts:

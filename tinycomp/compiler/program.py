@@ -129,7 +129,10 @@ class CompiledProgram:
         lines.append(header)
         for stage, counts in self.counts.items():
             run = self.runs.get(stage)
-            passes = ", ".join(name for name, _ in run.stages[1:]) if run else "(input)"
+            if run is not None:
+                passes = ", ".join(name for name, _ in run.stages[1:])
+            else:
+                passes = "(input)" if stage == next(iter(self.counts)) else "(nothing to do)"
             lines.append(
                 f"  {stage:<12} {counts['kernels']:>7} {counts['loops']:>6} "
                 f"{counts['allocs']:>7} {counts['ops']:>5}  {passes or '-'}"

@@ -26,12 +26,13 @@ in its simplest form. The algorithm:
    the new ones), then the consumer's, with the fused operand's block argument replaced
    by the value the producer yielded.
 5. Replace the consumer by the fused op and erase the producer; try the fused op again
-   (its new inputs may fuse too), then go on to the next consumer in program order.
-6. When no pair fuses, deduplicate inputs (``DeduplicateAndRemoveDeadOperands``, as
-   MLIR's pass does too): a generic that now reads one tensor twice reads it once, so
-   a producer shared by two consumers that were fused together gets a single use and
-   can fuse in turn. Repeat from 1 until neither changes anything. The reasons of the
-   last sweep are the pass's ``report``.
+   (its new inputs may fuse too).
+6. When none of its producers fuses, deduplicate its inputs
+   (``DeduplicateAndRemoveDeadOperands``, as MLIR's pass does too): a generic that now
+   reads one tensor twice reads it once, so a producer shared by two consumers that
+   were fused together gets a single use and can fuse in turn (back to 2). Then go on
+   to the next consumer in program order; sweep again until a sweep changes nothing.
+   The reasons of that last sweep are the pass's ``report``.
 
 >>> from tinycomp.ir import parse
 >>> m = parse('''
@@ -63,7 +64,7 @@ in its simplest form. The algorithm:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import tinycomp.ir.dialects.linalg  # noqa: F401  (registers the linalg op classes)
 from tinycomp.affine import AffineMap
@@ -75,7 +76,7 @@ from tinycomp.ir.values import Value
 from tinycomp.passes.canonicalize.linalg_dedup import DeduplicateAndRemoveDeadOperands
 from tinycomp.passes.pass_base import Pass
 from tinycomp.passes.registry import register_pass
-from tinycomp.rewrite.rewriter import PatternRewriter
+from tinycomp.rewrite.rewriter import PatternRewriter, RewriteListener
 
 __all__ = ["FusionPass", "fuse_producer_into_consumer", "why_not_fusable"]
 
@@ -176,6 +177,10 @@ class FusionPass(Pass):
     """Fuse elementwise producer generics into their consumers (see the module docstring).
 
     ``report`` lists, after a run, each producer-consumer pair left unfused and why.
+    ``rule(producer, consumer, operand_index)`` decides which pairs may fuse (default
+    ``why_not_fusable``; MLIR's pass takes a ``ControlFusionFn`` likewise), and
+    ``listener`` is told about every change, as the greedy driver's listener is.
+    Subclasses may extend ``fuse_pair`` to see each fusion as it happens.
 
     >>> FusionPass.name
     'linalg-fuse-elementwise-ops'
@@ -184,35 +189,56 @@ class FusionPass(Pass):
     name = "linalg-fuse-elementwise-ops"
     summary = "fuse elementwise linalg.generic producers into their consumers (on tensors)"
 
-    def __init__(self) -> None:
+    def __init__(
+        self,
+        rule: Callable[[GenericOp, GenericOp, int], str | None] = why_not_fusable,
+        listener: RewriteListener | None = None,
+    ) -> None:
         super().__init__()
+        self.rule = rule
+        """Why a pair may not fuse, or ``None`` (``why_not_fusable``'s signature)."""
+        self.listener = listener
+        """Told about every op the pass creates, replaces or erases (may be ``None``)."""
         self.report: list[str] = []
         """One line per producer-consumer pair not fused: ``'%a -> %b: reason'``."""
 
     def run(self, op: Operation) -> None:
         self.report = []
         self.statistics["kernels before"] += _count_generics(op)
-        rewriter = PatternRewriter()
-        while self._fuse_sweep(op, rewriter) or self._deduplicate_one(op, rewriter):
+        rewriter = PatternRewriter(self.listener)
+        while self._fuse_sweep(op, rewriter):
             pass
         self.statistics["kernels after"] += _count_generics(op)
 
+    def fuse_pair(
+        self, producer: GenericOp, consumer: GenericOp, index: int, rewriter: PatternRewriter
+    ) -> GenericOp:
+        """Fuse ``producer`` into ``consumer`` through input ``index`` (steps 3-5)."""
+        self.statistics["fused pairs"] += 1
+        self.statistics["intermediate bytes not materialized"] += _bytes(consumer.operands[index])
+        rewriter.set_current_op(consumer)
+        return fuse_producer_into_consumer(producer, consumer, index, rewriter)
+
     def _fuse_sweep(self, root: Operation, rewriter: PatternRewriter) -> bool:
-        """One pass over the consumers in program order, fusing into each until none of
-        its producers fuses (steps 1-5). Fusing into a consumer never makes an earlier
-        consumer fusable, so one sweep does what restarting after every fusion would,
-        in time linear in the program. Returns whether anything fused; a sweep that
-        fused nothing leaves its reasons in ``report``."""
+        """One pass over the consumers in program order (steps 1-6). Each consumer takes
+        in producers, and has its inputs deduplicated, until neither changes it; then the
+        sweep moves on. Neither step can make an *earlier* consumer fusable (a
+        deduplication only lowers the use count of values its own op reads), so a sweep
+        does the work of restarting after every change, in time linear in the program.
+        Returns whether anything changed; a sweep that changed nothing leaves its
+        reasons in ``report``."""
         reasons: list[str] = []
-        fused_any = False
+        changed = False
         for consumer in list(root.walk()):
             current = consumer if isinstance(consumer, GenericOp) else None
             while current is not None and current.parent is not None:
-                current = self._fuse_into(current, rewriter, reasons)
-                fused_any = fused_any or current is not None
-        if not fused_any:
+                current = self._fuse_into(current, rewriter, reasons) or self._deduplicate(
+                    current, rewriter
+                )
+                changed = changed or current is not None
+        if not changed:
             self.report = reasons
-        return fused_any
+        return changed
 
     def _fuse_into(
         self, consumer: GenericOp, rewriter: PatternRewriter, reasons: list[str]
@@ -223,26 +249,25 @@ class FusionPass(Pass):
             producer = operand.defining_op()
             if not isinstance(producer, GenericOp):
                 continue
-            reason = why_not_fusable(producer, consumer, index)
+            reason = self.rule(producer, consumer, index)
             if reason is not None:
                 reasons.append(f"{_describe(operand)} -> {_describe(consumer.results)}: {reason}")
                 continue
-            self.statistics["fused pairs"] += 1
-            self.statistics["intermediate bytes not materialized"] += _bytes(operand)
-            rewriter.set_current_op(consumer)
-            return fuse_producer_into_consumer(producer, consumer, index, rewriter)
+            return self.fuse_pair(producer, consumer, index, rewriter)
         return None
 
     @staticmethod
-    def _deduplicate_one(root: Operation, rewriter: PatternRewriter) -> bool:
-        """Deduplicate the inputs of the first generic that has some (step 6)."""
-        pattern = DeduplicateAndRemoveDeadOperands()
-        for generic in list(root.walk()):
-            if isinstance(generic, GenericOp):
-                rewriter.set_current_op(generic)
-                if pattern.match_and_rewrite(generic, rewriter):
-                    return True
-        return False
+    def _deduplicate(generic: GenericOp, rewriter: PatternRewriter) -> GenericOp | None:
+        """Step 6 on one generic: the op that replaced it, or ``None`` if it reads no
+        input twice (and has no dead one)."""
+        before = generic.prev_op
+        block = generic.parent
+        rewriter.set_current_op(generic)
+        if not DeduplicateAndRemoveDeadOperands().match_and_rewrite(generic, rewriter):
+            return None
+        replacement = before.next_op if before is not None else block.first_op
+        assert isinstance(replacement, GenericOp), replacement
+        return replacement
 
 
 def _producer_operands_kept(producer: GenericOp) -> list[int]:

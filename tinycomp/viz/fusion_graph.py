@@ -8,10 +8,9 @@ that, and counts the bytes. The algorithm:
 1. Name the ops as the printer does (``%exp``, ``%3``) and list the tensors the
    function moves: each tensor a linalg op or ``func.return`` reads, with the op or
    argument that made it.
-2. Fuse a copy with FusionPass's loop: fuse the first pair the rule allows (in walk
-   order, with ``fuse_producer_into_consumer``); when none is left, deduplicate the
-   inputs of one generic (``DeduplicateAndRemoveDeadOperands``); repeat until neither
-   changes anything. Each new op takes over the original ops its predecessors held.
+2. Fuse a copy with ``FusionPass`` itself, with the rule given and a listener that
+   follows every replacement: each new op takes over the original ops its predecessors
+   held.
 3. A tensor whose producer and reader ended in one kernel is not written any more.
 4. Draw one box per original op, boxes of one fused kernel in one coloured cluster;
    edges are tensors labelled with shape and bytes, dashed when no longer written.
@@ -44,8 +43,7 @@ from tinycomp.ir.symbols import symbol_name
 from tinycomp.ir.type_helpers import bitwidth, element_type
 from tinycomp.ir.types import ShapedType
 from tinycomp.ir.values import Value
-from tinycomp.passes.canonicalize.linalg_dedup import DeduplicateAndRemoveDeadOperands
-from tinycomp.passes.fusion import fuse_producer_into_consumer, why_not_fusable
+from tinycomp.passes.fusion import FusionPass, why_not_fusable
 from tinycomp.perf.kernel_cost import kernel_cost, program_bytes
 from tinycomp.rewrite.rewriter import PatternRewriter, RewriteListener
 from tinycomp.viz.graph import Graph, GraphError
@@ -103,8 +101,8 @@ class FusionRecord:
 
 
 def fuse_and_record(root: Operation, rule: FusionRule = why_not_fusable) -> FusionRecord:
-    """Fuse ``root`` in place as ``FusionPass`` does (step 2 of the module docstring),
-    with ``rule`` deciding which producer-consumer pairs may fuse.
+    """Fuse ``root`` in place with ``FusionPass`` (step 2 of the module docstring), with
+    ``rule`` deciding which producer-consumer pairs may fuse, and record who went where.
 
     >>> from tinycomp.frontend import TensorSpec, softmax, trace
     >>> record = fuse_and_record(trace(softmax, TensorSpec((2, 4))))
@@ -112,34 +110,17 @@ def fuse_and_record(root: Operation, rule: FusionRule = why_not_fusable) -> Fusi
     (('%sub', '%exp'), {'%sub': 32})
     """
     names = _op_names(root)
-    order = {op: number for number, op in enumerate(names)}
-    tracker = _ReplacementTracker({op: [op] for op in names})
-    rewriter = PatternRewriter(tracker)
-    not_written: dict[str, int] = {}
-    deduplicate = DeduplicateAndRemoveDeadOperands()
-    while True:
-        pair, reasons = _first_fusable_pair(root, rule)
-        if pair is not None:
-            producer, consumer, index = pair
-            held = tracker.members.pop(producer)  # in program order: its result is the last's
-            not_written[names[held[-1]]] = _tensor_bytes(consumer.operands[index])
-            rewriter.set_current_op(consumer)
-            fused = fuse_producer_into_consumer(producer, consumer, index, rewriter)
-            tracker.members[fused] = sorted(tracker.members[fused] + held, key=order.get)
-        elif not any(
-            deduplicate.match_and_rewrite(op, _at(rewriter, op))
-            for op in list(root.walk())
-            if isinstance(op, GenericOp)
-        ):
-            break
+    fusion = _RecordingFusion(rule, names)
+    fusion.run(root)
+    members = fusion.tracker.members
     kernels, kernel_bytes = {}, {}
     for op in root.walk():
         if isinstance(op, StructuredOp):
-            held = tracker.members.get(op, [op])
+            held = members.get(op, [op])
             kernels[names[held[-1]]] = tuple(names[member] for member in held)
             static = None not in op.static_loop_sizes()
             kernel_bytes[names[held[-1]]] = int(kernel_cost(op).bytes) if static else None
-    return FusionRecord(kernels, not_written, tuple(reasons), len(names), kernel_bytes)
+    return FusionRecord(kernels, fusion.not_written, tuple(fusion.report), len(names), kernel_bytes)
 
 
 class _ReplacementTracker(RewriteListener):
@@ -153,29 +134,26 @@ class _ReplacementTracker(RewriteListener):
             self.members[new_values[0].defining_op()] = self.members.pop(op)
 
 
-def _at(rewriter: PatternRewriter, op: Operation) -> PatternRewriter:
-    """``rewriter``, inserting before ``op`` (as the greedy driver would set it)."""
-    rewriter.set_current_op(op)
-    return rewriter
+class _RecordingFusion(FusionPass):
+    """``FusionPass`` that also notes, at each fusion, which original ops the fused op
+    computes and which tensor stopped being written."""
 
+    def __init__(self, rule: FusionRule, names: dict[Operation, str]) -> None:
+        self.names = names
+        self.order = {op: number for number, op in enumerate(names)}
+        self.tracker = _ReplacementTracker({op: [op] for op in names})
+        self.not_written: dict[str, int] = {}
+        super().__init__(rule=rule, listener=self.tracker)
 
-def _first_fusable_pair(
-    root: Operation, rule: FusionRule
-) -> tuple[tuple[GenericOp, GenericOp, int] | None, list[str]]:
-    """The first pair ``rule`` allows, in FusionPass's order; else the reasons for all."""
-    reasons = []
-    for consumer in list(root.walk()):
-        if not isinstance(consumer, GenericOp):
-            continue
-        for index, operand in enumerate(consumer.operands):
-            producer = operand.defining_op()
-            if not isinstance(producer, GenericOp):
-                continue
-            reason = rule(producer, consumer, index)
-            if reason is None:
-                return (producer, consumer, index), []
-            reasons.append(f"{_hint(operand)} -> {_hint(consumer.results[0])}: {reason}")
-    return None, reasons
+    def fuse_pair(
+        self, producer: GenericOp, consumer: GenericOp, index: int, rewriter: PatternRewriter
+    ) -> GenericOp:
+        held = self.tracker.members.pop(producer)  # in program order: its result is the last's
+        self.not_written[self.names[held[-1]]] = _tensor_bytes(consumer.operands[index])
+        fused = super().fuse_pair(producer, consumer, index, rewriter)
+        members = self.tracker.members
+        members[fused] = sorted(members[fused] + held, key=self.order.__getitem__)
+        return fused
 
 
 def _hint(value: Value) -> str:

@@ -7,6 +7,9 @@ the whole function at once ("one shot"), which results may take their operand's 
 and which need a new one, then rewrites the IR. This pass is that, for the ops tinycomp
 traces and tiles. The algorithm, per ``func.func`` with tensors:
 
+0. **One empty per use** (``empty_tensors.py``): a ``tensor.empty`` that CSE made
+   the destination of several kernels is cloned for each, so unrelated kernels do not
+   share an alias set (the analysis would otherwise grow with the square of the program).
 1. **Analyze** (``inplace_analysis.py``): for every operand an op would write (linalg
    ``outs``, ``insert_slice`` dest, ``scf.for`` inits), decide in place or copy by
    looking for read-after-write conflicts; keep each reason.
@@ -73,6 +76,7 @@ from tinycomp.ir.dialects.func import FuncOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import RankedTensorType
 from tinycomp.passes.bufferize.bufferizer import Bufferizer
+from tinycomp.passes.bufferize.empty_tensors import split_shared_empty_tensors
 from tinycomp.passes.bufferize.function_boundary import buffer_results_to_out_params
 from tinycomp.passes.bufferize.inplace_analysis import analyze_in_place
 from tinycomp.passes.bufferize.report import BufferizationReport, Decision
@@ -110,6 +114,8 @@ class OneShotBufferizePass(Pass):
         self.report.clear()
         functions = [f for f in op.walk() if isinstance(f, FuncOp) and _has_tensors(f)]
         for function in functions:
+            if split := split_shared_empty_tensors(function):
+                self.statistics["empty tensors split"] += split
             analysis = analyze_in_place(function, self.writable_arguments)  # step 1
             for decision in analysis.decisions:
                 self.report.decisions.append(Decision.from_analysis(decision, analysis))

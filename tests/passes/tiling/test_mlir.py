@@ -9,12 +9,16 @@ bufferization expects.
 from __future__ import annotations
 
 import re
-import shutil
 import subprocess
-from pathlib import Path
 
 import numpy as np
 import pytest
+from interp.test_mlir_runner import (
+    MLIR_RUNNER,
+    RUNNER_LIBRARIES,
+    dense_literal,
+    requires_mlir_runner,
+)
 from ir.mlir_opt import requires_mlir_opt, run_mlir_opt
 
 from passes.tiling.programs import PROGRAMS, build
@@ -37,7 +41,6 @@ LOWERING = [
     "-convert-to-llvm",
     "-reconcile-unrealized-casts",
 ]
-MLIR_RUNNER = shutil.which("mlir-runner-22")
 
 
 def tiled(name: str, how: str):
@@ -62,27 +65,6 @@ def test_mlir_bufferizes_and_lowers_tiled_ir_to_llvm(name, how):
     assert "llvm.func @main" in lowered and "scf.for" not in lowered
 
 
-def runner_libraries() -> list[Path]:
-    """The runner's support libraries (Debian ships them with a version suffix)."""
-    if MLIR_RUNNER is None:
-        return []
-    lib = Path(MLIR_RUNNER).resolve().parent.parent / "lib"
-    found = []
-    for name in ("libmlir_runner_utils.so", "libmlir_c_runner_utils.so"):
-        candidates = sorted(lib.glob(name + "*"))
-        if not candidates:
-            return []
-        found.append(candidates[0])
-    return found
-
-
-def literal(values: np.ndarray) -> str:
-    """``[[...], ...]`` with each f32 written exactly."""
-    if values.ndim == 0:
-        return repr(float(values))
-    return "[" + ", ".join(literal(row) for row in values) + "]"
-
-
 def with_bit_printing_main(kernel_module: str, inputs: list[np.ndarray], shape) -> str:
     """The module with ``@main`` renamed ``@kernel`` and a new ``@main`` that calls it on
     constant inputs and prints the result's bits (``printMemrefI32``), so the comparison
@@ -97,7 +79,8 @@ def with_bit_printing_main(kernel_module: str, inputs: list[np.ndarray], shape) 
     parallel = ", ".join(['"parallel"'] * len(shape))
     lines = ["func.func @main() {"]
     for number, (values, value_type) in enumerate(zip(inputs, types, strict=True)):
-        lines.append(f"  %in{number} = arith.constant dense<{literal(values)}> : {value_type}")
+        constant = f"dense<{dense_literal(values)}> : {value_type}"
+        lines.append(f"  %in{number} = arith.constant {constant}")
     arguments = ", ".join(f"%in{n}" for n in range(len(inputs)))
     lines += [
         f"  %r = call @kernel({arguments}) : ({', '.join(types)}) -> {out_type}",
@@ -117,10 +100,7 @@ def with_bit_printing_main(kernel_module: str, inputs: list[np.ndarray], shape) 
     return text[:-1] + "\n".join(lines) + "\n}\n"
 
 
-@pytest.mark.skipif(
-    MLIR_RUNNER is None or not runner_libraries(),
-    reason="mlir-runner-22 or its libraries are not installed (Debian package mlir-22-tools)",
-)
+@requires_mlir_runner
 @pytest.mark.parametrize("how", sorted(PASSES))
 @pytest.mark.parametrize("name", ["matmul", "softmax", "conv2d_stride2"])
 def test_mlir_runner_computes_the_same_bits_as_the_interpreter(name, how):
@@ -128,7 +108,7 @@ def test_mlir_runner_computes_the_same_bits_as_the_interpreter(name, how):
     expected = np.asarray(interpret(module, *inputs), dtype=np.float32)
     program = with_bit_printing_main(str(module), inputs, expected.shape)
     lowered = run_mlir_opt(program, *LOWERING)
-    libraries = ",".join(str(p) for p in runner_libraries())
+    libraries = ",".join(str(p) for p in RUNNER_LIBRARIES)
     executed = subprocess.run(
         [MLIR_RUNNER, "-e", "main", "-entry-point-result=void", f"-shared-libs={libraries}"],
         input=lowered,

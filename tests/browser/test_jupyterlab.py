@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import Page
 
 #: Chapter notebooks that contain an explorer (a slider driving a ``tinycomp-label``).
-NOTEBOOKS = ["00_welcome.ipynb", "01_ir.ipynb"]
+NOTEBOOKS = ["00_welcome.ipynb", "01_ir.ipynb", "06_tiling.ipynb"]
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 

@@ -91,6 +91,8 @@ _ACCESS = {
     "affine.load": ("read",),
     "memref.store": ("write",),
     "affine.store": ("write",),
+    "vector.load": ("read",),
+    "vector.store": ("write",),
 }
 _ALLOCATING = ("memref.alloc", "memref.alloca")
 _REGION_OPS = (

@@ -49,12 +49,14 @@ from tinycomp.passes.pass_base import Pass, PatternPass
 from tinycomp.passes.pipeline import PipelineElement, parse_pipeline
 from tinycomp.passes.registry import lookup_pass, register_pass, registered_passes
 from tinycomp.passes.tiling import TileAndFusePass, TilePass
+from tinycomp.passes.vectorize import VectorizeLoopsPass
 
 __all__ = [
     "Pass", "PatternPass", "PassError",
     "CanonicalizePass", "canonicalization_patterns", "CSEPass", "DCEPass",
     "FusionPass", "GeneralizePass", "LinalgToLoopsPass", "TilePass", "TileAndFusePass",
     "OneShotBufferizePass", "BufferReusePass", "BufferDeallocationPass", "bufferization_passes",
+    "VectorizeLoopsPass",
     "PassManager", "PipelineResult", "PipelineElement", "parse_pipeline",
     "register_pass", "lookup_pass", "registered_passes",
 ]  # fmt: skip

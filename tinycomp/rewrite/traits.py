@@ -65,7 +65,7 @@ RECURSIVE_EFFECT_OPS = frozenset(
 )  # fmt: skip
 """Ops whose only effects are those of the ops in their regions (rule 2)."""
 
-READ_ONLY_OPS = frozenset({"memref.load", "affine.load"})
+READ_ONLY_OPS = frozenset({"memref.load", "affine.load", "vector.load"})
 """Ops whose only effect is reading memory."""
 
 UNUSED_MEANS_DEAD_OPS = frozenset({"memref.alloc", "memref.alloca", *READ_ONLY_OPS})

@@ -5,8 +5,9 @@ the run-time values of ``op.operands``, and it returns the values of ``op.result
 a ``Branch``/``Exit`` for terminators). Rules read attributes by their MLIR names from
 ``op.attributes``, so they run ops in MLIR's generic form as well as registered ones.
 
->>> sorted({name.split(".")[0] for name in ALL_RULES})
-['affine', 'arith', 'bufferization', 'cf', 'func', 'linalg', 'math', 'memref', 'scf', 'tensor']
+>>> sorted({name.split(".")[0] for name in ALL_RULES})  # doctest: +NORMALIZE_WHITESPACE
+['affine', 'arith', 'bufferization', 'cf', 'func', 'linalg', 'math', 'memref', 'scf', 'tensor',
+ 'vector']
 >>> ALL_RULES["arith.addf"].__name__
 'run_addf'
 """
@@ -22,6 +23,7 @@ from tinycomp.interp.rules import (
     memref,
     scf,
     tensor,
+    vector,
 )
 
 ALL_RULES = {
@@ -35,6 +37,7 @@ ALL_RULES = {
     **tensor.RULES,
     **linalg.RULES,
     **bufferization.RULES,
+    **vector.RULES,
 }
 """Op name -> rule, for every op the interpreter runs."""
 

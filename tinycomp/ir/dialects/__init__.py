@@ -5,7 +5,7 @@
 * ``arith``: constants, arithmetic, comparisons, casts (``arith_*.py`` by role)
 * ``cf``: ``cf.br``, ``cf.cond_br``
 
-Other dialects (math, memref, scf, affine, linalg, tensor...) live in their own modules
+Other dialects (math, memref, scf, affine, linalg, tensor, vector...) live in their own modules
 and register themselves the same way when imported.
 """
 
@@ -16,5 +16,6 @@ from tinycomp.ir.dialects import math as math
 from tinycomp.ir.dialects import memref as memref
 from tinycomp.ir.dialects import scf as scf
 from tinycomp.ir.dialects import tensor as tensor
+from tinycomp.ir.dialects import vector as vector
 
 __all__ = ["arith", "builtin", "cf", "func"]

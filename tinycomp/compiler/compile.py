@@ -38,7 +38,10 @@ from tinycomp.passes import PassManager
 
 __all__ = ["TARGETS", "compile"]
 
-TARGETS = {"interp": "the numpy reference interpreter, at any stage"}
+TARGETS = {
+    "interp": "the numpy reference interpreter, at any stage",
+    "cpu": "native code for this machine through LLVM (needs stop_after='loops')",
+}
 """The targets ``compile`` knows, with what each runs on."""
 
 
@@ -66,6 +69,11 @@ def compile(  # noqa: A001  (the public name mirrors torch.compile / triton.comp
         known = ", ".join(f"{name} ({what})" for name, what in TARGETS.items())
         raise CompileError(f"unknown target {target!r}; targets: {known}")
     stop_after = check_stage_name(stop_after)
+    if target == "cpu" and stop_after != "loops":
+        raise CompileError(
+            f"target 'cpu' compiles the 'loops' stage to native code; stop_after="
+            f"{stop_after!r} leaves ops that have no LLVM emitter (use stop_after='loops')"
+        )
     for stage in options.extra_passes:
         check_stage_name(stage, "extra_passes key")
     module = _input_module(fn_or_module, examples, entry)
@@ -86,6 +94,10 @@ def compile(  # noqa: A001  (the public name mirrors torch.compile / triton.comp
         else:
             program.stages[stage] = print_ir(module)
         program.counts[stage] = count_ops(module)
+    if target == "cpu":
+        from tinycomp.codegen.cpu.program import compile_for_cpu
+
+        program.native = compile_for_cpu(module, entry, result_shapes, options.opt_level)
     return program
 
 

@@ -46,6 +46,8 @@ class CompileOptions:
     """Let temporaries whose lifetimes do not overlap share one allocation."""
     extra_passes: Mapping[str, Sequence[Pass]] = field(default_factory=dict)
     """Your own passes, run right after the named stage: ``{"fused": [MyPass()]}``."""
+    opt_level: int = 3
+    """LLVM's optimization level for ``target="cpu"``: 0 (none) to 3 (vectorized)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tile_sizes", tuple(self.tile_sizes))
@@ -66,6 +68,8 @@ class CompileOptions:
                 f"bind={self.bind} has {len(self.bind)} entries for "
                 f"{len(self.tile_sizes)} tile sizes {self.tile_sizes}"
             )
+        if self.opt_level not in (0, 1, 2, 3):
+            raise CompileError(f"opt_level={self.opt_level!r}: expected 0, 1, 2 or 3")
         if self.reduction_tiling not in ("sequential", "partials"):
             raise CompileError(
                 f"reduction_tiling={self.reduction_tiling!r}: expected 'sequential' or 'partials'"

@@ -84,6 +84,8 @@ class CompiledProgram:
     """Shape and dtype of each result of the entry function, from the traced program."""
     input_count: int = 0
     """How many arrays a call takes (the entry function's arguments before bufferization)."""
+    native: Any = None
+    """For ``target="cpu"``: the JIT-compiled ``loops`` stage (a ``CpuProgram``)."""
 
     @property
     def last_stage(self) -> str:
@@ -116,11 +118,35 @@ class CompiledProgram:
         if len(arrays) != self.input_count:
             raise CompileError(f"@{self.entry} takes {self.input_count} arrays, got {len(arrays)}")
         stage = stage or self.last_stage
+        if self.native is not None and stage == self.last_stage:
+            return self.native(*arrays)
         module = self.module if stage == self.last_stage else self.ir(stage)
         if stage not in _BUFFER_STAGES:
             return interpret(module, *arrays, entry=self.entry)
         shapes = [shape for shape, _ in self.result_shapes]
         return run_bufferized(module, *arrays, entry=self.entry, output_shapes=shapes)
+
+    @property
+    def llvm_ir(self) -> str:
+        """The LLVM IR tinycomp emitted for the ``loops`` stage (``target="cpu"``)."""
+        return self._native_program().llvm_ir
+
+    @property
+    def optimized_ir(self) -> str:
+        """That LLVM IR after LLVM's optimization pipeline (``target="cpu"``)."""
+        return self._native_program().optimized_ir
+
+    def assembly(self, function: str | None = None) -> str:
+        """The x86 assembly of ``function`` (default: the entry) (``target="cpu"``)."""
+        return self._native_program().assembly(function)
+
+    def _native_program(self) -> Any:
+        if self.native is None:
+            raise CompileError(
+                f'compiled for target="{self.target}": LLVM IR and assembly exist for '
+                'target="cpu" only'
+            )
+        return self.native
 
     def summary(self) -> str:
         """The pipeline, one stage per line, with what each stage left behind."""

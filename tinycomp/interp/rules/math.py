@@ -37,10 +37,15 @@ _erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
 
 def _round_half_away(x: np.ndarray) -> np.ndarray:
-    """``math.round``: halfway cases away from zero (C's ``round``), exactly."""
+    """``math.round``: halfway cases away from zero (C's ``round``), exactly, keeping
+    the sign of zero (``round(-0.3)`` is ``-0.0``, as in C and LLVM).
+
+    >>> _round_half_away(np.array([-0.3, 2.5, -2.5, 0.49], np.float32)).tolist()
+    [-0.0, 3.0, -3.0, 0.0]
+    """
     whole = np.trunc(x)
     fraction = x - whole  # exact
-    return whole + np.where(np.abs(fraction) >= 0.5, np.sign(x), 0.0)
+    return np.copysign(whole + np.where(np.abs(fraction) >= 0.5, np.sign(x), 0.0), x)
 
 
 FLOAT_FUNCTIONS = {

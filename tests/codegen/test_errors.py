@@ -205,3 +205,27 @@ func.func @f(%x: f32) -> f32 {
 }"""
     with pytest.raises(CodegenError, match=r"@no_such_function is declared but not defined"):
         jit(text)
+
+
+UNKNOWN_OP = """func.func @g(%v: f32) -> f32 {
+  %w = "test.unknown"(%v) : (f32) -> f32
+  return %w : f32
+}"""
+
+
+def test_an_unsupported_op_inside_a_loop_of_a_compiled_program_names_itself():
+    # a module built by passes has no source lines: the error path prints and re-parses it
+    x = np.ones((3, 4), np.float32)
+    program = tinycomp.compile(lambda a: a * 2.0, x, stop_after="loops").module
+    multiply = next(op for op in program.walk() if op.name == "arith.mulf")
+    replacement = tinycomp.parse(UNKNOWN_OP).body.first_op.entry_block.first_op.clone()
+    multiply.parent.insert_before(replacement, multiply)
+    replacement.set_operand(0, multiply.operands[0])
+    multiply.results[0].replace_all_uses_with(replacement.results[0])
+    multiply.erase()
+    with pytest.raises(CodegenError) as caught:
+        emit_llvm(program)
+    message = str(caught.value)
+    line = int(re.match(r"'test.unknown' at line (\d+) ", message).group(1))
+    assert "test.unknown" in print_ir(program).splitlines()[line - 1]
+    assert "no LLVM emitter for this op" in message

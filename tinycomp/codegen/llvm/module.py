@@ -91,7 +91,8 @@ def emit_llvm(module: Operation | str, hooks: TargetHooks | None = None) -> LLVM
     except CodegenError:
         if has_locations(module):
             raise
-        _emit(*with_locations(module), hooks)  # the same error, with source lines
+        reparsed, source = with_locations(module)
+        _emit(reparsed, hooks, source)  # the same error, now with source lines
         raise
 
 

@@ -40,6 +40,10 @@ def test_finished_work_passes(mini_project):
     run = mini_project.grade()
     assert run.exit_code == 0
     assert "3/3 tasks passed, 4/4 points" in run.stdout
+    # a passing test may leave a note (a measured speed, say): it is shown, not graded
+    assert run.feedback("01.1") == "passed\n\na note for the student (not graded)"
+    assert run.feedback("01.2") == "passed"
+    assert "a note for the student (not graded)" in run.stdout
 
 
 def test_a_wrong_answer_says_what_was_expected(mini_project):

@@ -46,6 +46,17 @@ def test_a_task_passes_when_all_its_tests_pass(chapter):
     )
 
 
+def test_notes_of_passing_tests_become_the_feedback(chapter):
+    result = score(
+        chapter, record("a", Status.PASSED, "212 GFLOPS (not graded)"), record("b", Status.PASSED)
+    )
+    assert (result.status, result.score, result.feedback) == (
+        Status.PASSED,
+        1,
+        "212 GFLOPS (not graded)",
+    )
+
+
 @pytest.mark.parametrize(
     "statuses, expected",
     [

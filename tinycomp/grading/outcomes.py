@@ -57,7 +57,7 @@ class TestRecord:
     status: Status = Status.NOT_RUN
     """What happened; `NOT_RUN` until the test reports."""
     message: str = ""
-    """The feedback: empty when the test passed."""
+    """The feedback; for a passing test, only a note it chose to leave (a measured speed)."""
 
 
 def classify(error: BaseException | None, root: Path) -> tuple[Status, str]:

@@ -87,7 +87,7 @@ class OutcomeLog:
         """Classify each phase (setup, call, teardown); the first one that did not pass wins."""
         report = yield
         if report.passed:
-            outcome = Status.PASSED, ""
+            outcome = Status.PASSED, passing_note(item)
         elif report.skipped:
             reason = str(call.excinfo.value) if call.excinfo else ""
             outcome = Status.SKIPPED, getattr(report, "wasxfail", "") or reason
@@ -108,3 +108,20 @@ class OutcomeLog:
         """Log that the session ended normally, and close the file."""
         self.write(event="done", exitstatus=int(exitstatus))
         self.file.close()
+
+
+NOTE_PROPERTY = "tinycomp_note"
+"""The ``record_property`` key of a note a passing test leaves for the student (a measured
+speed, say): shown as the task's feedback, never graded."""
+
+
+def passing_note(item: pytest.Item) -> str:
+    """The notes a test recorded with ``record_property(NOTE_PROPERTY, text)``, joined.
+
+    >>> class Item:
+    ...     user_properties = [("tinycomp_note", "123 GFLOPS"), ("other", "x")]
+    >>> passing_note(Item())
+    '123 GFLOPS'
+    """
+    notes = [str(value) for key, value in item.user_properties if key == NOTE_PROPERTY]
+    return "; ".join(notes)

@@ -141,7 +141,8 @@ def _score_task(
         bad = [test for test in ran if test.status is status]
         if bad:
             return TaskResult(task, _shown(status), 0, max_score, _feedback(bad, ran, run))
-    return TaskResult(task, Status.PASSED, max_score, max_score, "")
+    notes = [test.message for test in ran if test.message]
+    return TaskResult(task, Status.PASSED, max_score, max_score, "\n".join(notes))
 
 
 def _shown(status: Status) -> Status:

@@ -26,6 +26,7 @@ and tracks initialisation; native code cannot).
 from __future__ import annotations
 
 import ctypes
+import functools
 from collections.abc import Sequence
 from typing import Any
 
@@ -71,6 +72,12 @@ class CpuFunction:
         """The tinycomp names of the parameters, for messages."""
         self.out_params: list[int] = out_param_positions(func_op)
         """Positions of the parameters marked ``{bufferize.result}``."""
+        self._descriptions = [
+            f"argument #{position} (%{name}: {t}) of @{self.name}"
+            for position, (name, t) in enumerate(
+                zip(self.parameter_names, self.parameter_types, strict=True)
+            )
+        ]  # for messages, printed once: calls are hot
         self._call = _PACKED_CALL(address)
         self._engine = engine  # the code lives as long as its execution engine: keep it
 
@@ -101,9 +108,10 @@ class CpuFunction:
         result_dtypes = [to_numpy_dtype(t) for t in self.result_types]
         storage = np.zeros(len(slots) + len(result_dtypes), dtype=np.uint64)
         raw = storage.view(np.uint8).reshape(-1, 8)
+        words = storage.view(np.int64)
         for index, (kind, value) in enumerate(slots):  # step 3
             if isinstance(kind, str):
-                storage.view(np.int64)[index] = value
+                words[index] = value
             else:
                 item = np.array([value], dtype=kind).view(np.uint8)
                 raw[index, : item.size] = item
@@ -168,10 +176,7 @@ class CpuFunction:
                     )
 
     def _describe(self, position: int) -> str:
-        return (
-            f"argument #{position} (%{self.parameter_names[position]}: "
-            f"{self.parameter_types[position]}) of @{self.name}"
-        )
+        return self._descriptions[position]
 
     def _memref_argument(self, position: int, value: Any, t: MemRefType) -> np.ndarray:
         what = self._describe(position)
@@ -223,6 +228,13 @@ class CpuFunction:
         raise CodegenError(f"{what}: arguments of type {t} are not supported by the CPU caller")
 
 
+@functools.cache
+def _layout(t: MemRefType) -> tuple[tuple, int | None]:
+    """``strides_and_offset(t)``, computed once per memref type (calls are hot)."""
+    strides, offset = strides_and_offset(t)
+    return tuple(strides), offset
+
+
 def _layout_fits(array: np.ndarray, t: MemRefType) -> bool:
     """Whether ``array``'s strides and alignment are what the memref type promises."""
     if not array.flags.aligned:
@@ -230,7 +242,7 @@ def _layout_fits(array: np.ndarray, t: MemRefType) -> bool:
     itemsize = array.dtype.itemsize
     if any(stride % itemsize for stride in array.strides):
         return False
-    strides, _ = strides_and_offset(t)
+    strides, _ = _layout(t)
     for size, want, got in zip(array.shape, strides, array.strides, strict=True):
         if want is not DYNAMIC and size > 1 and want != got // itemsize:
             return False
@@ -240,7 +252,7 @@ def _layout_fits(array: np.ndarray, t: MemRefType) -> bool:
 def _descriptor_slots(array: np.ndarray, t: MemRefType) -> list[tuple[str, int]]:
     """Step 2: the descriptor fields of ``array`` (whose layout fits ``t``)."""
     itemsize = array.dtype.itemsize
-    _, static_offset = strides_and_offset(t)
+    _, static_offset = _layout(t)
     offset = static_offset if static_offset is not DYNAMIC else 0
     base = array.ctypes.data - offset * itemsize
     sizes = [("i64", int(size)) for size in array.shape]

@@ -13,6 +13,8 @@ dtype(bfloat16)
 
 from __future__ import annotations
 
+import math
+
 import ml_dtypes
 import numpy as np
 
@@ -84,6 +86,23 @@ def bitwidth(t: Type) -> int:
     if isinstance(t, IndexType):
         return 64
     raise TypeError(f"expected a scalar integer, index or float type, got {t}")
+
+
+def byte_size(t: Type) -> int | None:
+    """Bytes a value of shaped type ``t`` occupies: its elements times
+    ``ceil(bitwidth / 8)`` each (an ``i1`` takes a byte); ``None`` when a size is dynamic.
+
+    >>> from tinycomp.ir.types import MemRefType, RankedTensorType, bf16, f32, i1
+    >>> byte_size(RankedTensorType((4, 8), f32)), byte_size(MemRefType((3,), bf16))
+    (128, 6)
+    >>> byte_size(RankedTensorType((None, 8), i1)) is None
+    True
+    """
+    if not isinstance(t, ShapedType):
+        raise TypeError(f"expected a tensor, memref or vector type, got {t}")
+    if not t.has_static_shape:
+        return None
+    return t.num_elements * math.ceil(bitwidth(t.element_type) / 8)
 
 
 def to_numpy_dtype(t: Type) -> np.dtype:

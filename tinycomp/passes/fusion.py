@@ -63,15 +63,15 @@ in its simplest form. The algorithm:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import tinycomp.ir.dialects.linalg  # noqa: F401  (registers the linalg op classes)
 from tinycomp.affine import AffineMap
-from tinycomp.ir import RankedTensorType, to_numpy_dtype
+from tinycomp.ir import RankedTensorType
 from tinycomp.ir.builder import InsertionPoint
 from tinycomp.ir.dialects.linalg_generic import GenericOp, IndexOp
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.type_helpers import byte_size
 from tinycomp.ir.values import Value
 from tinycomp.passes.canonicalize.linalg_dedup import DeduplicateAndRemoveDeadOperands
 from tinycomp.passes.pass_base import Pass
@@ -311,11 +311,9 @@ def _count_generics(root: Operation) -> int:
 
 def _bytes(value: Value) -> int:
     """Size of a tensor value in bytes (0 for dynamic shapes)."""
-    value_type = value.type
-    if not isinstance(value_type, RankedTensorType) or None in value_type.shape:
+    if not isinstance(value.type, RankedTensorType):
         return 0
-    itemsize = to_numpy_dtype(value_type.element_type).itemsize
-    return math.prod(value_type.shape) * itemsize
+    return byte_size(value.type) or 0
 
 
 def _describe(values: Value | Sequence[Value]) -> str:

@@ -31,7 +31,6 @@ tensor's own size is its elements times ``ceil(bitwidth / 8)`` bytes each.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -40,7 +39,7 @@ from tinycomp.ir.dialects.linalg_generic import GenericOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.symbols import symbol_name
-from tinycomp.ir.type_helpers import bitwidth, element_type
+from tinycomp.ir.type_helpers import byte_size
 from tinycomp.ir.types import ShapedType
 from tinycomp.ir.values import Value
 from tinycomp.passes.fusion import FusionPass, why_not_fusable
@@ -335,9 +334,7 @@ def _payload_summary(op: StructuredOp) -> str:
 
 def _tensor_bytes(value: Value) -> int:
     """The size of a tensor value in bytes; 0 when its shape is dynamic (as FusionPass)."""
-    if not _has_static_shape(value):
-        return 0
-    return value.type.num_elements * math.ceil(bitwidth(element_type(value.type)) / 8)
+    return (byte_size(value.type) or 0) if isinstance(value.type, ShapedType) else 0
 
 
 def _has_static_shape(value: Value) -> bool:

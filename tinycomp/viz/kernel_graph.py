@@ -49,14 +49,12 @@ graph "kernels of @main: 3 linalg ops" (5 nodes, 5 edges)
 
 from __future__ import annotations
 
-import math
-
 from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.printer import naming_root
 from tinycomp.ir.symbols import symbol_name
-from tinycomp.ir.type_helpers import bitwidth
+from tinycomp.ir.type_helpers import byte_size
 from tinycomp.ir.types import ShapedType, Type
 from tinycomp.ir.values import Value
 from tinycomp.viz.graph import Graph, GraphError
@@ -82,10 +80,10 @@ def tensor_bytes(value_type: Type) -> int:
     """
     if not isinstance(value_type, ShapedType):
         raise TypeError(f"expected a tensor or memref type, got {value_type}")
-    if None in value_type.shape:
+    size = byte_size(value_type)
+    if size is None:
         raise ValueError(f"expected a static shape, got {value_type}")
-    element_bytes = math.ceil(bitwidth(value_type.element_type) / 8)
-    return math.prod(value_type.shape) * element_bytes
+    return size
 
 
 def iterator_summary(op: StructuredOp) -> str:

@@ -30,7 +30,7 @@ from tinycomp.ir.dialects.arith import ConstantOp
 from tinycomp.ir.dialects.memref_access import DimOp
 from tinycomp.ir.dialects.memref_alloc import AllocOp
 from tinycomp.ir.dialects.memref_layout import subview_type
-from tinycomp.ir.type_helpers import strides_and_offset, to_numpy_dtype
+from tinycomp.ir.type_helpers import byte_size, strides_and_offset
 from tinycomp.ir.types import DYNAMIC, MemRefType, RankedTensorType, Shape, ShapedType, index
 from tinycomp.ir.values import Value
 
@@ -123,6 +123,4 @@ def buffer_bytes(memref_type: ShapedType) -> int | None:
     >>> buffer_bytes(MemRefType((4, 8), f16)), buffer_bytes(MemRefType((None, 8), f16))
     (64, None)
     """
-    if not memref_type.has_static_shape:
-        return None
-    return memref_type.num_elements * to_numpy_dtype(memref_type.element_type).itemsize
+    return byte_size(memref_type)

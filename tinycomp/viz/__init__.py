@@ -18,9 +18,10 @@ whichever renderer drew them.
   kernels, and one linalg op read back as loops;
 - :mod:`~tinycomp.viz.fusion_graph`: which ops fusion put in which kernel, and the bytes
   it saved;
-- :mod:`~tinycomp.viz.tiling_pictures`, :mod:`~tinycomp.viz.tiled_nest`,
-  :mod:`~tinycomp.viz.tiling_explorer`: one tile's slices of every operand, tiled IR as a
-  loop nest, tile-size sliders over the real tiling passes;
+- :mod:`~tinycomp.viz.tile_view`, :mod:`~tinycomp.viz.tiling_pictures`,
+  :mod:`~tinycomp.viz.tiled_nest`, :mod:`~tinycomp.viz.tiling_explorer`: one tile's
+  slices of every operand (in numbers, then drawn), tiled IR as a loop nest, tile-size
+  sliders over the real tiling passes;
 - :mod:`~tinycomp.viz.memory_timeline`, :mod:`~tinycomp.viz.liveness_chart`: when each
   buffer is live and held, and the peak memory before and after reuse.
 

@@ -1,21 +1,25 @@
 """Chapter 01: SSA IR in MLIR's syntax.
 
-Four tasks, each working on tinycomp's real IR core:
+Five tasks, each working on tinycomp's real IR core:
 
 1. ``build_axpy``: build a function with the ``Builder``, op by op.
 2. ``ClampFOp.verify_op``: the verifier of a new op, ``tc.clamp``, in a tiny dialect
    defined in this file.
 3. ``forward_slice``: follow use lists to find every op that depends on a value.
 4. ``build_powi``: build a loop out of blocks, branches and block arguments.
+5. ``build_pow15`` (open): ``x`` to the 15th power in at most five ops.
 
-Fill in each TODO, then run ``tinycomp grade ch01``. Your code plugs into the real library:
-the last cells of ``chapters/01_ir.ipynb`` run it.
+Each docstring is the task's contract: what goes in, what must come out, one example, and
+the section of ``chapters/01_ir.ipynb`` that teaches the idea. Fill in each TODO, then run
+``tinycomp grade ch01``. Build IR with the ``Builder``: the grader refuses IR that was
+parsed from text where a task asks you to build it. Your code plugs into the real library:
+the last cells of the chapter run it.
 """
 
 from __future__ import annotations
 
-# Everything the tasks need is imported for you ("noqa: F401" keeps the linter quiet about
-# the names your code does not use yet).
+# The building blocks the tasks need are imported for you ("noqa: F401" keeps the linter
+# quiet about the names your code does not use yet).
 from tinycomp.ir import (  # noqa: F401
     Block,
     Builder,
@@ -31,45 +35,45 @@ from tinycomp.ir import (  # noqa: F401
     lookup_op_class,
     register_dialect,
 )
-from tinycomp.ir.dialects.arith import AddFOp, AddIOp, CmpIOp, ConstantOp, MulFOp  # noqa: F401
+from tinycomp.ir.dialects.arith import (  # noqa: F401
+    AddFOp,
+    AddIOp,
+    CmpIOp,
+    ConstantOp,
+    MulFOp,
+)
 from tinycomp.ir.dialects.cf import BranchOp, CondBranchOp  # noqa: F401
 from tinycomp.ir.dialects.func import FuncOp, ReturnOp  # noqa: F401
 
-__all__ = ["TC_DIALECT", "ClampFOp", "build_axpy", "build_powi", "forward_slice"]
+__all__ = ["TC_DIALECT", "ClampFOp", "build_axpy", "build_pow15", "build_powi", "forward_slice"]
 
 
 # -- Task 01.1 ------------------------------------------------------------------------------
 def build_axpy() -> ModuleOp:
-    """Build, with a ``Builder``, a module holding this function::
+    """A new module holding ``@axpy(a, x, y) = a * x + y`` on ``f32``, built op by op.
 
-        func.func @axpy(%a: f32, %x: f32, %y: f32) -> f32 {
-          %ax = arith.mulf %a, %x : f32
-          %r = arith.addf %ax, %y : f32
-          return %r : f32
+    Contract:
+
+    * every call returns a fresh ``ModuleOp`` that verifies and holds one function,
+      ``func.func @axpy(%a: f32, %x: f32, %y: f32) -> f32``;
+    * its body is one ``arith.mulf`` of ``%a`` and ``%x``, one ``arith.addf`` of that
+      product and ``%y``, and the ``return`` of the sum (two roundings, like the text
+      below);
+    * built with a ``Builder``, not parsed from text.
+
+    SSA names are not graded; ``value.name_hint`` makes the printed IR read like this,
+    the worked example (taught in "Building IR with the Builder", the ``@lerp`` cells)::
+
+        module {
+          func.func @axpy(%a: f32, %x: f32, %y: f32) -> f32 {
+            %ax = arith.mulf %a, %x : f32
+            %r = arith.addf %ax, %y : f32
+            return %r : f32
+          }
         }
-
-    The recipe:
-
-    1. ``FuncOp.build("axpy", FunctionType([f32, f32, f32], [f32]))`` makes the function
-       with an empty entry block whose arguments are the parameters;
-    2. ``Builder.at_end(func.entry_block)`` appends ops to that block:
-       ``b.insert(MulFOp.build(a, x))`` returns the op; ``.result`` is its value;
-    3. end the block with a ``ReturnOp``, and put the function in ``ModuleOp.build([func])``.
-
-    Names are not graded (``ir_equal`` ignores them), but setting ``value.name_hint``
-    (``"a"``, ``"ax"``...) makes the printed IR read like the text above.
-
-    >>> print(build_axpy())
-    module {
-      func.func @axpy(%a: f32, %x: f32, %y: f32) -> f32 {
-        %ax = arith.mulf %a, %x : f32
-        %r = arith.addf %ax, %y : f32
-        return %r : f32
-      }
-    }
     """
     # TODO(Task 01.1): build a function with the Builder
-    raise NotImplementedError("Task 01.1: build @axpy with FuncOp.build, a Builder and insert")
+    raise NotImplementedError("Task 01.1: build @axpy")
 
 
 # -- Task 01.2 ------------------------------------------------------------------------------
@@ -124,19 +128,22 @@ class ClampFOp(Operation):
         return self.operands[2]
 
     def verify_op(self) -> None:
-        """Check the op's types; raise ``self.error("expected ..., got ...")`` if wrong.
+        """Reject every ``tc.clamp`` whose types are wrong, and accept every other.
 
-        The rules:
+        Contract: an op is valid when ``%x``, ``%lo``, ``%hi`` and the result all have one
+        type, and that type is a float (``f16``, ``bf16``, ``f32``, ``f64``) or a vector
+        or tensor of floats. For an invalid op, raise ``self.error(message)``: it makes
+        the ``VerifyError`` that names this op and its source line. The message says what
+        was expected and what was found, naming the types involved, so that the reader
+        can fix the IR. (The verifier has already checked that there are 3 operands and
+        1 result.)
 
-        1. ``%lo``, ``%hi`` and the result have the type of ``%x``: the message names
-           both types, e.g. ``expected %lo to have the type of %x, f32, got f16``;
-        2. that type is a float (``f16``, ``bf16``, ``f32``, ``f64``) or a vector or
-           tensor of floats: ``expected a float or a vector/tensor of floats, got i32``.
-
-        (The verifier has already checked that there are 3 operands and 1 result.)
+        Worked example: ``"tc.clamp"(%x, %lo, %hi) : (f32, f16, f32) -> f32`` is invalid:
+        ``%lo`` is ``f16`` where the type of ``%x``, ``f32``, was expected. Taught in "The
+        verifier" (its third example, a type mismatch written in generic form).
         """
         # TODO(Task 01.2): the verifier of a new op
-        raise NotImplementedError("Task 01.2: check the types of tc.clamp, raise self.error(...)")
+        raise NotImplementedError("Task 01.2: check the types of tc.clamp")
 
     def print_custom(self, printer) -> None:
         """`` %x, %lo, %hi {attrs} : type``."""
@@ -172,17 +179,13 @@ if lookup_op_class(ClampFOp.name) is None:
 def forward_slice(func: Operation, value: Value) -> list[Operation]:
     """Every op of ``func`` that depends on ``value``, each once, in ``func.walk()`` order.
 
-    An op depends on ``value`` when it reads it, or reads a result of an op that
-    depends on it. Use lists make this a graph walk: ``value.users`` are the readers,
-    and each reader's ``results`` have users of their own. A branch that passes a value
-    to a block argument (``cf.br ^bb1(%v : f32)``) reads it, so it is in the slice, but
-    the slice does not continue through the block argument (MLIR's
-    ``getForwardSlice`` stops there too).
+    Contract: an op depends on ``value`` when it reads it, or reads a result of an op that
+    depends on it. A branch that passes a dependent value to a block argument
+    (``cf.br ^bb1(%v : f32)``) reads it, so the branch is in the slice, but the slice
+    does not continue through the block argument (MLIR's ``getForwardSlice`` stops there
+    too). ``func`` is left unchanged. Taught in "Use lists: who reads this value?".
 
-    1. Start a worklist with ``value``; keep a set of the ops found so far.
-    2. Pop a value; every user not seen yet joins the set, and its results the worklist.
-    3. When the worklist is empty, list the ops found in the order ``func.walk()``
-       visits them.
+    Worked example:
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''
@@ -197,45 +200,50 @@ def forward_slice(func: Operation, value: Value) -> list[Operation]:
     ['arith.mulf', 'arith.addf', 'func.return']
     """
     # TODO(Task 01.3): follow use lists to a forward slice
-    raise NotImplementedError("Task 01.3: walk value.users, then their results' users...")
+    raise NotImplementedError("Task 01.3: the ops that depend on value")
 
 
 # -- Task 01.4 ------------------------------------------------------------------------------
 def build_powi() -> ModuleOp:
-    """Build, with a ``Builder``, a loop made of blocks that computes ``x`` to the ``n``::
+    """A new module holding ``@powi(x, n) = x ** n`` as a loop made of blocks.
 
-        func.func @powi(%x: f32, %n: index) -> f32 {
-          %c0 = arith.constant 0 : index
-          %c1 = arith.constant 1 : index
-          %cst = arith.constant 1.000000e+00 : f32
-          cf.br ^bb1(%c0, %cst : index, f32)
-        ^bb1(%i: index, %acc: f32):  // 2 preds: ^bb0, ^bb2
-          %done = arith.cmpi sge, %i, %n : index
-          cf.cond_br %done, ^bb3, ^bb2
-        ^bb2:  // pred: ^bb1
-          %acc_next = arith.mulf %acc, %x : f32
-          %i_next = arith.addi %i, %c1 : index
-          cf.br ^bb1(%i_next, %acc_next : index, f32)
-        ^bb3:  // pred: ^bb1
-          return %acc : f32
-        }
+    Contract:
 
-    ``^bb1`` is the loop header: its arguments ``%i`` and ``%acc`` play the part of
-    phi nodes, receiving ``%c0, %cst`` on entry and ``%i_next, %acc_next`` from the
-    back edge. The recipe:
+    * every call returns a fresh ``ModuleOp`` that verifies and holds one function,
+      ``func.func @powi(%x: f32, %n: index) -> f32``;
+    * for every ``n >= 0`` it returns ``x`` multiplied by itself ``n`` times (``1.0`` for
+      ``n = 0``), one ``arith.mulf`` per trip around the loop;
+    * the loop is control flow between blocks of the function's body (``cf.br``,
+      ``cf.cond_br``), and the values that change from one trip to the next travel in
+      block arguments; only ``func``, ``arith`` and ``cf`` ops;
+    * built with a ``Builder``, not parsed from text.
 
-    1. make the function as in Task 01.1, then three more blocks, appended in order
-       to ``func.body`` with ``append_block``: ``Block([index, f32])`` for ``^bb1``,
-       ``Block()`` for ``^bb2`` and ``^bb3``;
-    2. fill each block with its own builder (``Builder.at_end(block)``). A branch can
-       name a block before it has any ops: ``BranchOp.build(header, [c0, one])``,
-       ``CondBranchOp.build(done, exit, [], body, [])``;
-    3. constants: ``ConstantOp.build(0, index)``, ``ConstantOp.build(1.0, f32)``; the
-       comparison: ``CmpIOp.build("sge", i, n)``.
-
-    >>> func = build_powi().body.first_op
-    >>> [len(block.arguments) for block in func.body.blocks], [len(block) for block in func.body]
-    ([2, 2, 0, 0], [4, 2, 3, 1])
+    Worked example: in the reference interpreter ``@powi(1.5, 3)`` returns ``3.375`` and
+    ``@powi(1.5, 0)`` returns ``1.0``. Taught in "Control flow: blocks, branches, block
+    arguments" (``@geometric`` is a loop of the same kind) and in "Building IR with the
+    Builder" (``@pick`` builds blocks and branches).
     """
     # TODO(Task 01.4): build a loop out of blocks
-    raise NotImplementedError("Task 01.4: build @powi: four blocks, branches, block arguments")
+    raise NotImplementedError("Task 01.4: build @powi")
+
+
+# -- Task 01.5 (open) -----------------------------------------------------------------------
+def build_pow15() -> ModuleOp:
+    """A new module holding ``@pow15(x) = x ** 15`` on ``f32``, in at most five ops.
+
+    Contract:
+
+    * every call returns a fresh ``ModuleOp`` that verifies and holds one function,
+      ``func.func @pow15(%x: f32) -> f32``, whose body is straight-line code: at most
+      **five** ops before the ``return``, all of them ``arith`` ops;
+    * it returns ``x ** 15`` within f32 rounding for every input, ``0.0``, ``-0.0``,
+      infinities and NaN included, and exactly wherever ``x ** 15`` is exact in f32 (for
+      ``x = 3.0``, ``14348907.0``).
+
+    Many programs meet the budget; the grader counts the ops of yours and runs it. Worked
+    example of the counting (not an answer): ``x ** 3`` as two ``arith.mulf`` is two ops.
+    Taught in "Building IR with the Builder" (a value can be read by many ops) and in
+    "Use lists: who reads this value?".
+    """
+    # TODO(Task 01.5): x to the 15th in at most five ops
+    raise NotImplementedError("Task 01.5: build @pow15")

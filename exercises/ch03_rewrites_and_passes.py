@@ -1,34 +1,43 @@
-"""Chapter 03: rewrites, canonicalization and the pass manager.
+"""Chapter 03: rewrites, canonicalization and the pass manager .
 
 A *rewrite pattern* recognises a small piece of IR and replaces it with a simpler piece
 that computes the same values; the *greedy driver* applies a set of patterns until none
 matches any more; a *pass* transforms a whole module, and the *pass manager* runs passes
-one after another. Three tasks, each plugging into tinycomp's real machinery:
+one after another. Four tasks, each plugging into tinycomp's real machinery:
 
 1. ``MulIByOne`` and ``MulFByOne``: the pattern ``x * 1 -> x`` (and ``1 * x -> x``), run
    by ``apply_patterns_greedily``;
 2. ``compose_permutations`` and ``TransposeOfTranspose``: ``transpose(transpose(x)) -> x``,
    or a single transpose when the two permutations do not cancel;
 3. ``is_dead`` and ``DeadCodeElimination``: a dead code elimination pass that the pass
-   manager can run between ``canonicalize`` and ``cse``.
+   manager can run between ``canonicalize`` and ``cse``;
+4. ``simplify`` (open): integer arithmetic with as few ops as a budget allows, with any
+   passes and patterns, the library's and your own.
 
-The worked example ``NegateTwice`` shows the shape every pattern has. Fill in each TODO,
-then run ``tinycomp grade ch03``. The last cells of ``chapters/03_rewrites_and_passes.ipynb``
-run your code.
+Each docstring states a contract: what the code is given, what it must produce, what must
+stay true, one example, and where the chapter teaches the idea. How to get there is yours
+to work out; the grader answers a wrong attempt with a counter-example. The worked example
+``NegateTwice`` shows the shape every pattern has. Fill in each TODO, then run
+``tinycomp grade ch03``. The last cells of ``chapters/03_rewrites_and_passes.ipynb`` run
+your code.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-# Everything the tasks need is imported for you ("noqa: F401" keeps the linter quiet about
-# the names your code does not use yet).
-from tinycomp.ir import Operation
+# Building blocks for the tasks ("noqa: F401" keeps the linter quiet about the names your
+# code does not use yet). Task 03.4 may use anything else in tinycomp too.
+from tinycomp.ir import ModuleOp, Operation, Value  # noqa: F401
+from tinycomp.ir.dialects.arith import AddIOp, ConstantOp, MulIOp, SubIOp  # noqa: F401
 from tinycomp.ir.dialects.linalg import TransposeOp  # noqa: F401
-from tinycomp.passes import Pass
+from tinycomp.ir.type_helpers import bitwidth  # noqa: F401
+from tinycomp.passes import CSEPass, Pass, canonicalization_patterns  # noqa: F401
 from tinycomp.rewrite import (  # noqa: F401
     PatternRewriter,
     RewritePattern,
+    apply_patterns_greedily,
+    constant_scalar,
     is_constant_float,
     is_constant_int,
     is_pure,
@@ -44,6 +53,7 @@ __all__ = [
     "compose_permutations",
     "is_dead",
     "mul_by_one_patterns",
+    "simplify",
 ]
 
 
@@ -62,7 +72,6 @@ class NegateTwice(RewritePattern):
        and erases ``op``; the driver hears about both and revisits the ops concerned.
 
     >>> from tinycomp.ir import parse
-    >>> from tinycomp.rewrite import apply_patterns_greedily
     >>> m = parse('''
     ... func.func @f(%x: f32) -> f32 {
     ...   %a = arith.negf %x : f32
@@ -90,22 +99,23 @@ class NegateTwice(RewritePattern):
 class MulIByOne(RewritePattern):
     """x * 1 -> x  and  1 * x -> x  (integers and index; scalars, vectors and tensors)
 
-    Multiplication is commutative, so the constant may be on either side: both forms
-    must go. The recipe:
+    The contract of ``match_and_rewrite(op, rewriter)``, offered an ``arith.muli``:
 
-    1. ``lhs, rhs = op.operands``; ``is_constant_int(value, 1)`` is true for
-       ``arith.constant 1 : i32`` and for a splat such as
-       ``arith.constant dense<1> : tensor<4xi32>``;
-    2. when one side is the constant one, ``rewriter.replace_op(op, [other side])`` and
-       return ``True``: the readers of the product now read ``x``, the product is erased,
-       and the driver erases the constant once nothing reads it;
-    3. otherwise return ``False`` without touching the IR.
+    * **a match** is a product one of whose operands, on either side, is the constant
+      one of the op's type: ``arith.constant 1 : i32``, or a splat such as
+      ``arith.constant dense<1> : tensor<4xi32>``;
+    * **on a match** every reader of the product reads the other operand afterwards, the
+      product is gone, the rewriter was told of both changes (the IR changes only through
+      ``rewriter``), and the method returns ``True``;
+    * **otherwise** (``x * 2``, ``x * -1``, ``x * x``, a vector that is not all ones) the
+      IR is exactly as it was, the rewriter heard nothing, and the method returns ``False``.
 
-    (``canonicalize`` needs only ``x * 1``: its ``ConstantToRight`` pattern first turns
-    ``1 * x`` into ``x * 1``. Run alone, your pattern must handle both.)
+    Run alone by ``apply_patterns_greedily``, without ``canonicalize``'s ``ConstantToRight``
+    to help, the patterns of this task leave no multiplication by one. Building blocks:
+    ``is_constant_int``, the rewriter's methods. Taught in the chapter's sections "Patterns:
+    local rewrites that state their algebra" and "The rewriter is the only door".
 
     >>> from tinycomp.ir import parse
-    >>> from tinycomp.rewrite import apply_patterns_greedily
     >>> m = parse('''
     ... func.func @f(%x: i32) -> i32 {
     ...   %one = arith.constant 1 : i32
@@ -123,21 +133,21 @@ class MulIByOne(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
         # TODO(Task 03.1): the pattern x * 1 -> x (and 1 * x -> x)
-        raise NotImplementedError("Task 03.1: match x * 1 and 1 * x, then rewriter.replace_op")
+        raise NotImplementedError("Task 03.1: MulIByOne.match_and_rewrite")
 
 
 class MulFByOne(RewritePattern):
     """x * 1.0 -> x  and  1.0 * x -> x  (exact for every float: NaN, inf and -0.0 too)
 
-    IEEE multiplication by ``1.0`` returns its other operand unchanged, whatever it is:
-    ``NaN * 1.0`` is NaN, ``inf * 1.0`` is inf, ``-0.0 * 1.0`` is ``-0.0``. So this rewrite
-    needs no fast-math flags, unlike ``x * 0.0 -> 0.0`` (``NaN * 0.0`` and ``inf * 0.0``
-    are NaN, ``-2.0 * 0.0`` is ``-0.0``). The recipe is the one of ``MulIByOne``, with
-    ``is_constant_float(value, 1.0)``: it compares bit for bit, so ``-1.0`` and
-    ``1.0000001`` do not count as one, and it sees through splats too.
+    The contract of ``MulIByOne``, for ``arith.mulf``: a match is a product with the
+    constant ``1.0`` (a scalar or a splat) on either side, and nothing else. The rewrite
+    must hold for every value of the type, bit for bit: the readers must see exactly the
+    bits the product would have had, for NaN, the infinities and ``-0.0`` as for any other
+    float, whatever the op's fast-math flags. So ``-1.0``, ``1.0000001`` and ``0.0`` are
+    no match. Building block: ``is_constant_float``. Taught in the section "``x * 1`` for
+    every float, ``x * 0`` only for integers".
 
     >>> from tinycomp.ir import parse
-    >>> from tinycomp.rewrite import apply_patterns_greedily
     >>> m = parse('''
     ... func.func @f(%x: f16) -> f16 {
     ...   %one = arith.constant 1.0 : f16
@@ -155,7 +165,7 @@ class MulFByOne(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
         # TODO(Task 03.1): the pattern x * 1 -> x (and 1 * x -> x)
-        raise NotImplementedError("Task 03.1: match x * 1.0 and 1.0 * x, then rewriter.replace_op")
+        raise NotImplementedError("Task 03.1: MulFByOne.match_and_rewrite")
 
 
 def mul_by_one_patterns() -> list[RewritePattern]:
@@ -170,42 +180,43 @@ def mul_by_one_patterns() -> list[RewritePattern]:
 # -- Task 03.2 ------------------------------------------------------------------------------
 def compose_permutations(first: Sequence[int], second: Sequence[int]) -> tuple[int, ...]:
     """The one permutation ``r`` with ``transpose(transpose(x, first), second) ==
-    transpose(x, r)``.
+    transpose(x, r)``, for every tensor ``x`` of rank ``len(first)``.
 
-    ``linalg.transpose`` by ``p`` puts input dimension ``p[i]`` at output dimension ``i``,
-    as ``numpy.transpose(x, p)`` does. After ``first``, dimension ``j`` holds original
-    dimension ``first[j]``; ``second`` then puts dimension ``second[i]`` at ``i``, which is
-    original dimension ``first[second[i]]``. So ``r[i] = first[second[i]]``.
+    Inputs: two permutations of ``0 .. n-1`` of the same length, in ``linalg.transpose``'s
+    convention, which is ``numpy.transpose``'s: transposing by ``p`` puts input dimension
+    ``p[i]`` at output dimension ``i``. Output: a tuple of ints (a list never equals a
+    tuple). Invariant: ``numpy.transpose(numpy.transpose(x, first), second)`` and
+    ``numpy.transpose(x, r)`` are the same array, element for element. Taught in the
+    section "Trust, but check" (``[1, 2, 0]`` twice is ``[2, 0, 1]``) and in chapter 02,
+    where a permutation is an affine map.
 
-    >>> compose_permutations([1, 0], [1, 0])
+    >>> compose_permutations([1, 0], [1, 0])  # a 2-D transpose twice: the identity
     (0, 1)
-    >>> compose_permutations([1, 2, 0], [1, 2, 0])
-    (2, 0, 1)
     """
     # TODO(Task 03.2): transpose(transpose(x)) -> x
-    raise NotImplementedError("Task 03.2: compose the two permutations")
+    raise NotImplementedError("Task 03.2: compose_permutations")
 
 
 class TransposeOfTranspose(RewritePattern):
-    """transpose(transpose(x, p), q) -> x  if p[q[i]] == i;  else -> transpose(x, r)
+    """transpose(transpose(x, p), q) -> x  if the two cancel;  else -> transpose(x, r)
 
-    with ``r = compose_permutations(p, q)``. Only transposes of tensors: their result is
-    the transposed value. A transpose of memrefs has no result; it *writes* its ``outs``
-    buffer, and removing it would lose that write. The recipe:
+    The contract of ``match_and_rewrite(op, rewriter)``, offered a ``linalg.transpose``:
 
-    1. ``op`` is the outer transpose (a ``TransposeOp``): ``op.inputs[0]`` is what it
-       reads, ``op.outputs[0]`` its ``outs`` operand (the init tensor), ``op.dims`` its
-       permutation ``q``, ``op.results`` its result (none on memrefs: return ``False``);
-    2. the inner transpose is ``op.inputs[0].defining_op()``; return ``False`` unless it
-       is a ``TransposeOp`` with a result; its own input is ``x``, its ``dims`` are ``p``;
-    3. if ``compose_permutations(p, q)`` is the identity ``(0, 1, ..., n-1)``, replace
-       ``op`` with ``x``; else replace it with a new
-       ``TransposeOp.build(x, op.outputs[0], r)`` through
-       ``rewriter.replace_op_with_new(op, new_op)``. The inner transpose becomes dead
-       when ``op`` was its only reader, and the driver erases it.
+    * **a match** is a transpose of tensors (it has a result) whose input is the result
+      of another transpose of tensors; that inner one reads ``x``;
+    * **on a match** the readers of ``op`` afterwards read a value equal, element for
+      element, to ``op``'s result, computed from ``x`` by at most one ``linalg.transpose``
+      (none when the two permutations cancel); the inner transpose stays for as long as
+      anything else reads it; the method returns ``True``;
+    * **otherwise** the IR is unchanged and the method returns ``False``. A transpose of
+      memrefs has no result: it *writes* its ``outs`` buffer, so it is never a match.
+
+    Building blocks: ``compose_permutations``; ``TransposeOp``, whose ``inputs``,
+    ``outputs`` (the init tensor), ``dims`` (the permutation) and ``results`` say what it
+    is, and ``TransposeOp.build(input, init, permutation)``; the rewriter's methods. Taught
+    in the sections "Patterns" and "Trust, but check".
 
     >>> from tinycomp.ir import parse
-    >>> from tinycomp.rewrite import apply_patterns_greedily
     >>> m = parse('''
     ... func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
     ...   %e1 = tensor.empty() : tensor<3x2xf32>
@@ -227,23 +238,22 @@ class TransposeOfTranspose(RewritePattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
         # TODO(Task 03.2): transpose(transpose(x)) -> x
-        raise NotImplementedError("Task 03.2: match a transpose of a transpose, then rewrite")
+        raise NotImplementedError("Task 03.2: TransposeOfTranspose.match_and_rewrite")
 
 
 # -- Task 03.3 ------------------------------------------------------------------------------
 def is_dead(op: Operation) -> bool:
-    """True when erasing ``op`` cannot change what the program does.
+    """True when erasing ``op`` cannot change what the program computes or stores.
 
-    That is when all three hold:
-
-    1. ``op`` is not a terminator (a block must end with one);
-    2. none of its results is used;
-    3. running it has no effect anyone could observe: it is pure (``is_pure(op)``, which
-       also looks inside the regions of ``scf.for``, ``scf.if``...), or its only effects
-       are allocating the buffer it returns or reading memory
-       (``op.name in UNUSED_MEANS_DEAD_OPS``: ``memref.alloc``, ``memref.load``...).
-
-    Stores, calls and every op no dialect registered fail rule 3, so they stay.
+    Input: any op in a block. Output: a bool. ``op`` is dead when nothing reads any of
+    its results, it is not a terminator (a block must end with one), and running it has
+    no effect that another op could observe. Writing memory, calling a function, and
+    whatever an op that no dialect registered might do are such effects, also inside the
+    regions of an op (a loop whose body stores); allocating a buffer nobody uses, or
+    reading memory into a value nobody uses, are not. Building blocks: ``is_pure(op)``
+    (no side effects at all, the op's regions included) and ``UNUSED_MEANS_DEAD_OPS`` (the
+    names of the ops whose only effects are allocating or reading). Taught in the section
+    "CSE and DCE".
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''
@@ -257,25 +267,21 @@ def is_dead(op: Operation) -> bool:
     [True, True, False, False]
     """
     # TODO(Task 03.3): a dead code elimination pass
-    raise NotImplementedError("Task 03.3: a terminator? results used? side effects?")
+    raise NotImplementedError("Task 03.3: is_dead")
 
 
 class DeadCodeElimination(Pass):
-    """Erase every op that ``is_dead``, until none is left.
+    """A pass that erases dead ops until none is left.
 
-    Erasing an op can make others dead: the ops that computed its operands may have had
-    no other reader. The algorithm:
-
-    1. List the ops nested in the root in reverse walk order: later ops before earlier
-       ones, and the ops inside a region before the op that holds the region.
-    2. Erase each op that ``is_dead`` (counting it in ``statistics["ops erased"]``).
-       In this order the readers of a value come before its definition, so one sweep
-       removes a whole chain in straight-line code; and every op inside an erased op
-       has been visited already, so no op is looked at after it is gone.
-    3. If anything was erased, sweep again: a value may be defined in a block listed
-       *after* the block that reads it (blocks may come in any order), and then its
-       reader is erased only after the definition was looked at. Stop when a sweep
-       erases nothing.
+    The contract of ``run(root)``: afterwards no op nested in ``root`` is dead in the
+    sense of ``is_dead``, however the blocks of a region are ordered; every op it erased
+    was dead when it erased it (so every op with an effect, and every op whose value such
+    an op reads, is still there); ``root`` itself stays; ``statistics["ops erased"]``
+    counts the ops it erased. Erasing an op can make others dead: the ops that computed
+    its operands may have had no other reader. The pass manager runs it under its
+    ``name``, ``my-dce``. Taught in the sections "CSE and DCE" and "The pass manager"; the
+    library's ``dce`` does the same and more (dead block arguments, uncalled private
+    functions).
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''
@@ -301,4 +307,45 @@ class DeadCodeElimination(Pass):
 
     def run(self, op: Operation) -> None:
         # TODO(Task 03.3): a dead code elimination pass
-        raise NotImplementedError("Task 03.3: sweep the ops in reverse walk order, erase dead ones")
+        raise NotImplementedError("Task 03.3: DeadCodeElimination.run")
+
+
+# -- Task 03.4 ------------------------------------------------------------------------------
+def simplify(module: ModuleOp) -> None:
+    """Rewrite ``module`` in place to compute the same integers with as few ops as the
+    budget allows. An open task: use any passes and patterns, the library's and your own.
+
+    Input: a module of ``func.func`` functions whose bodies are ``arith`` integer ops
+    (``addi``, ``subi``, ``muli`` on ``i32`` and ``index``, with constants on either side)
+    on the functions' arguments. Invariants: the module still verifies, and every function
+    returns the same bits as before on every input (integers wrap around modulo 2^n).
+    Budget, counted: the ops left other than ``arith.constant`` and the functions and
+    their returns. A chain of steps that each add, subtract or multiply by a constant
+    costs one op per maximal run of additive steps and one per run of multiplicative
+    steps (a run that amounts to ``+ 0`` or ``* 1`` costs nothing, and the runs on either
+    side of it then meet); two values that are equal by that count are one op. That is
+    what MLIR's canonicalizer's constant reassociations reach, with one spelling for each
+    value so that CSE can merge equal ones. The library's ``canonicalize`` and ``cse``
+    alone do not get there. Taught in the sections "Why rewrite: one canonical form",
+    "Patterns", "The greedy driver and its fixpoint" and "The pass manager".
+
+    >>> from tinycomp.ir import parse
+    >>> m = parse('''
+    ... func.func @f(%x: i32) -> i32 {
+    ...   %c3 = arith.constant 3 : i32
+    ...   %c5 = arith.constant 5 : i32
+    ...   %c7 = arith.constant 7 : i32
+    ...   %a = arith.addi %x, %c3 : i32
+    ...   %b = arith.addi %a, %c5 : i32
+    ...   %c = arith.subi %c7, %b : i32
+    ...   %d = arith.muli %c, %c3 : i32
+    ...   %e = arith.muli %d, %c5 : i32
+    ...   return %e : i32
+    ... }''')
+    >>> simplify(m)  # 7 - (x + 3 + 5) is -1 - x, then * 3 * 5 is * 15: two ops
+    >>> sorted(op.name for op in m.walk() if op.name in ("arith.addi", "arith.subi",
+    ...                                                  "arith.muli"))
+    ['arith.muli', 'arith.subi']
+    """
+    # TODO(Task 03.4): integer arithmetic within an op budget (open)
+    raise NotImplementedError("Task 03.4: simplify")

@@ -9,10 +9,18 @@ the roofline model the kernel runs into:
 
 A matmul reuses every element it loads many times, so its intensity grows with
 its size; a softmax touches each element a handful of times, so its intensity
-stays tiny whatever its size. Much of this course (fusion, tiling, shared-memory
-staging, the NPU's on-chip buffers) is about raising the intensity of real kernels.
+stays tiny whatever its size. Much of this course (fusion, tiling, on-chip
+buffers) is about raising the intensity of real kernels.
 
-Fill in each TODO in `exercises/ch00_warmup.py`, then run `tinycomp grade ch00`.
+Three tasks, all taught in the warm-up sections of `chapters/00_welcome.ipynb`:
+
+1. count a matmul and place it on the roofline;
+2. count a softmax, fused into one kernel or run as four;
+3. an open one: pick a tile that makes a big matmul compute-bound on a small buffer.
+
+Fill in each TODO in `exercises/ch00_warmup.py`, then run `tinycomp grade ch00`. Write
+the counts yourself: the grader notices calls of the library's own cost model
+(`tinycomp.perf`).
 """
 
 from __future__ import annotations
@@ -21,34 +29,51 @@ __all__ = [
     "arithmetic_intensity",
     "matmul_bytes",
     "matmul_flops",
+    "matmul_tile",
     "roofline_bound",
     "softmax_bytes",
     "softmax_flops",
 ]
 
 
+# -- Task 00.1 ------------------------------------------------------------------------------
 def matmul_flops(m: int, n: int, k: int) -> int:
-    """FLOPs of `C[m, n] = A[m, k] @ B[k, n]`: one multiply and one add per product term.
+    """The FLOPs of `C[m, n] = A[m, k] @ B[k, n]`, where C starts at zero.
+
+    Contract: `m, n, k >= 1`; returns an `int`. The course counts every multiply and
+    every add as one FLOP (so do vendors' peak figures); nothing else counts.
+
+    Worked example: `matmul_flops(2, 3, 4)` is 48. Taught in "Warm-up: what limits a
+    kernel?", whose first table counts a 1024 x 1024 x 1024 matmul.
 
     >>> matmul_flops(2, 3, 4)
     48
     """
-    return 2 * m * n * k
+    return 2 * m * n * k  # one multiply and one add per term of each dot product
 
 
 def matmul_bytes(m: int, n: int, k: int, itemsize: int) -> int:
-    """Fewest bytes a matmul moves through DRAM: read A and B once, write C once.
+    """The fewest bytes the matmul must move between DRAM and the chip.
 
-    `itemsize` is the size of one element in bytes (4 for f32, 2 for f16).
+    Contract: every element that the kernel reads comes from DRAM once, every element
+    it produces goes back once; C starts at zero on the chip, so its old value is never
+    read. `itemsize` is the size of one element in bytes (4 for f32, 2 for f16).
+    Returns an `int`.
+
+    Worked example: `matmul_bytes(2, 3, 4, itemsize=4)` is 104. Taught in "Warm-up:
+    what limits a kernel?".
 
     >>> matmul_bytes(2, 3, 4, itemsize=4)
     104
     """
-    return (m * k + k * n + m * n) * itemsize
+    return (m * k + k * n + m * n) * itemsize  # read A and B once, write C once
 
 
 def arithmetic_intensity(flops: float, num_bytes: float) -> float:
-    """FLOPs per byte moved; `num_bytes` must be positive.
+    """A kernel's arithmetic intensity, in FLOP/byte; `num_bytes` is positive.
+
+    Worked example: 2.0e9 FLOPs on 1.2e7 bytes is about 166.67 FLOP/byte. Taught in
+    "Warm-up: what limits a kernel?".
 
     >>> round(arithmetic_intensity(2.0e9, 1.2e7), 2)
     166.67
@@ -57,50 +82,88 @@ def arithmetic_intensity(flops: float, num_bytes: float) -> float:
 
 
 def roofline_bound(intensity: float, peak_flops: float, bandwidth: float) -> tuple[str, float]:
-    """Which roof limits a kernel, and the FLOP/s it can attain under it.
+    """Which roof limits a kernel of this intensity, and the FLOP/s it can attain.
 
-    Below the ridge point (`peak_flops / bandwidth` FLOP/byte) memory cannot
-    feed the arithmetic units fast enough: the kernel is "memory" bound and
-    attains `intensity * bandwidth`. At or above the ridge it is "compute"
-    bound and attains `peak_flops`. `bandwidth` is in bytes per second.
+    Contract: `peak_flops` in FLOP/s and `bandwidth` in bytes/s describe the chip.
+    Returns `(roof, attainable)`: `attainable` is the roofline's bound on the kernel's
+    FLOP/s, and `roof` is `"memory"` or `"compute"`, the roof that sets it. At the
+    ridge point both roofs give the same number; the kit then says `"compute"`.
+
+    Worked example: on a chip with 100 TFLOP/s and 2 TB/s, a kernel of 0.5 FLOP/byte
+    is `("memory", 1e12)`. Taught in "Warm-up: what limits a kernel?" and on the
+    roofline pictures after it.
 
     >>> roofline_bound(0.5, peak_flops=100e12, bandwidth=2e12)
     ('memory', 1000000000000.0)
-    >>> roofline_bound(200.0, peak_flops=100e12, bandwidth=2e12)
-    ('compute', 100000000000000.0)
     """
-    if intensity * bandwidth < peak_flops:
-        return "memory", intensity * bandwidth
+    memory_roof = intensity * bandwidth
+    if memory_roof < peak_flops:
+        return "memory", memory_roof
     return "compute", peak_flops
 
 
+# -- Task 00.2 ------------------------------------------------------------------------------
 def softmax_flops(rows: int, cols: int) -> int:
-    """FLOPs of a row-wise softmax over a `rows x cols` matrix.
+    """The FLOPs of a row-wise softmax, `y[i, j] = exp(x[i, j] - max_j x[i]) / sum_j ...`.
 
-    Count 5 FLOPs per element: one comparison for the row maximum, one
-    subtraction of it, one exp, one addition to the row sum, one division.
+    Contract: `rows, cols >= 1`; returns an `int`. Every arithmetic step on one element
+    counts as one FLOP: a comparison, a subtraction, an addition, a division and an
+    `exp` alike (a convention: real chips spend several instructions on `exp`).
+
+    Worked example: a 2 x 4 softmax is 40 FLOPs. Taught in "Warm-up: what limits a
+    kernel?", whose table counts a 1024 x 1024 softmax.
 
     >>> softmax_flops(2, 4)
     40
     """
-    return 5 * rows * cols
+    return 5 * rows * cols  # compare (max), subtract, exp, add (sum), divide
 
 
 def softmax_bytes(rows: int, cols: int, itemsize: int, fused: bool = True) -> int:
-    """Bytes a row-wise softmax moves through DRAM, fused into one kernel or not.
+    """The bytes a row-wise softmax moves through DRAM, as one kernel or as four.
 
-    Fused, one kernel reads x once and writes y once. Unfused, as an eager
-    framework runs it, four kernels pass their results through DRAM:
+    Contract: fused (the default), one kernel reads `x` and writes `y`, and nothing
+    else crosses DRAM. Unfused, an eager framework runs four kernels, and each one
+    reads all its inputs from DRAM and writes its result to DRAM:
 
-    1. `m = max(x, axis=1)`  reads x, writes one value per row
-    2. `e = exp(x - m)`      reads x and m, writes e
-    3. `s = sum(e, axis=1)`  reads e, writes one value per row
-    4. `y = e / s`           reads e and s, writes y
+        m = max(x, axis=1)      e = exp(x - m)      s = sum(e, axis=1)      y = e / s
+
+    Returns an `int`.
+
+    Worked example: a 2 x 4 softmax in f32 moves 64 bytes fused and 224 unfused.
+    Taught in "Warm-up: what limits a kernel?" (fusion itself is chapter 05).
 
     >>> softmax_bytes(2, 4, itemsize=4), softmax_bytes(2, 4, itemsize=4, fused=False)
     (64, 224)
     """
     elements = rows * cols
     if fused:
-        return 2 * elements * itemsize
+        return 2 * elements * itemsize  # read x, write y
+    # max: x + m;  exp: x + m + e;  sum: e + s;  divide: e + s + y
     return (6 * elements + 4 * rows) * itemsize
+
+
+# -- Task 00.3 (open) -----------------------------------------------------------------------
+def matmul_tile() -> tuple[int, int, int]:
+    """A tile `(tm, tn, tk)` that makes a 4096 x 4096 x 4096 f32 matmul compute-bound on an
+    H100 (FP32 without tensor cores: 67 TFLOP/s, 3.35 TB/s) with 48 KiB on the chip.
+
+    The kernel is the one of "Reuse needs room on the chip": it keeps one `tm x tn` tile
+    of C on the chip for the whole of `k`, and streams the matching rows of A and
+    columns of B through in steps of `tk` (`tm x tk` of A and `tk x tn` of B at a
+    time). Contract:
+
+    * the three pieces on the chip at once, `tm x tn + tm x tk + tk x tn` elements of
+      4 bytes, fit in 48 KiB (49152 bytes);
+    * the DRAM traffic that this kernel moves, counted as in the chapter (A, B and C
+      tiles; a tile at the edge counts only its part inside the matrices), gives an
+      intensity at or above the H100's ridge point;
+    * `1 <= tm, tn, tk <= 4096`.
+
+    Many tiles qualify; any of them passes. Worked example of the counting (not an
+    answer): the tile `(32, 32, 32)` needs 12 KiB on the chip but reaches only about
+    8 FLOP/byte: memory-bound.
+    """
+    # Intensity ~ 1 / (itemsize * (1/tm + 1/tn) / 2): square C tiles of side ~81 or more
+    # reach the ridge of 20 FLOP/byte; 96 x 96 of C (36 KiB) leaves room for tk = 16.
+    return 96, 96, 16

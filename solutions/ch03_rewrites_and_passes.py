@@ -3,16 +3,21 @@
 A *rewrite pattern* recognises a small piece of IR and replaces it with a simpler piece
 that computes the same values; the *greedy driver* applies a set of patterns until none
 matches any more; a *pass* transforms a whole module, and the *pass manager* runs passes
-one after another. Three tasks, each plugging into tinycomp's real machinery:
+one after another. Four tasks, each plugging into tinycomp's real machinery:
 
 1. ``MulIByOne`` and ``MulFByOne``: the pattern ``x * 1 -> x`` (and ``1 * x -> x``), run
    by ``apply_patterns_greedily``;
 2. ``compose_permutations`` and ``TransposeOfTranspose``: ``transpose(transpose(x)) -> x``,
    or a single transpose when the two permutations do not cancel;
 3. ``is_dead`` and ``DeadCodeElimination``: a dead code elimination pass that the pass
-   manager can run between ``canonicalize`` and ``cse``.
+   manager can run between ``canonicalize`` and ``cse``;
+4. ``simplify`` (open): integer arithmetic with as few ops as a budget allows, with any
+   passes and patterns, the library's and your own.
 
-The worked example ``NegateTwice`` shows the shape every pattern has. Fill in each TODO in
+Each docstring states a contract: what the code is given, what it must produce, what must
+stay true, one example, and where the chapter teaches the idea. How to get there is yours
+to work out; the grader answers a wrong attempt with a counter-example. The worked example
+``NegateTwice`` shows the shape every pattern has. Fill in each TODO in
 ``exercises/ch03_rewrites_and_passes.py``, then run ``tinycomp grade ch03``. The last cells
 of ``chapters/03_rewrites_and_passes.ipynb`` run your code.
 """
@@ -21,12 +26,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tinycomp.ir import Operation
+from tinycomp.ir import ModuleOp, Operation, Value
+from tinycomp.ir.dialects.arith import AddIOp, ConstantOp, MulIOp, SubIOp
 from tinycomp.ir.dialects.linalg import TransposeOp
-from tinycomp.passes import Pass
+from tinycomp.ir.type_helpers import bitwidth
+from tinycomp.passes import CSEPass, Pass, canonicalization_patterns
 from tinycomp.rewrite import (
     PatternRewriter,
     RewritePattern,
+    apply_patterns_greedily,
+    constant_scalar,
     is_constant_float,
     is_constant_int,
     is_pure,
@@ -42,6 +51,7 @@ __all__ = [
     "compose_permutations",
     "is_dead",
     "mul_by_one_patterns",
+    "simplify",
 ]
 
 
@@ -60,7 +70,6 @@ class NegateTwice(RewritePattern):
        and erases ``op``; the driver hears about both and revisits the ops concerned.
 
     >>> from tinycomp.ir import parse
-    >>> from tinycomp.rewrite import apply_patterns_greedily
     >>> m = parse('''
     ... func.func @f(%x: f32) -> f32 {
     ...   %a = arith.negf %x : f32
@@ -88,22 +97,23 @@ class NegateTwice(RewritePattern):
 class MulIByOne(RewritePattern):
     """x * 1 -> x  and  1 * x -> x  (integers and index; scalars, vectors and tensors)
 
-    Multiplication is commutative, so the constant may be on either side: both forms
-    must go. The recipe:
+    The contract of ``match_and_rewrite(op, rewriter)``, offered an ``arith.muli``:
 
-    1. ``lhs, rhs = op.operands``; ``is_constant_int(value, 1)`` is true for
-       ``arith.constant 1 : i32`` and for a splat such as
-       ``arith.constant dense<1> : tensor<4xi32>``;
-    2. when one side is the constant one, ``rewriter.replace_op(op, [other side])`` and
-       return ``True``: the readers of the product now read ``x``, the product is erased,
-       and the driver erases the constant once nothing reads it;
-    3. otherwise return ``False`` without touching the IR.
+    * **a match** is a product one of whose operands, on either side, is the constant
+      one of the op's type: ``arith.constant 1 : i32``, or a splat such as
+      ``arith.constant dense<1> : tensor<4xi32>``;
+    * **on a match** every reader of the product reads the other operand afterwards, the
+      product is gone, the rewriter was told of both changes (the IR changes only through
+      ``rewriter``), and the method returns ``True``;
+    * **otherwise** (``x * 2``, ``x * -1``, ``x * x``, a vector that is not all ones) the
+      IR is exactly as it was, the rewriter heard nothing, and the method returns ``False``.
 
-    (``canonicalize`` needs only ``x * 1``: its ``ConstantToRight`` pattern first turns
-    ``1 * x`` into ``x * 1``. Run alone, your pattern must handle both.)
+    Run alone by ``apply_patterns_greedily``, without ``canonicalize``'s ``ConstantToRight``
+    to help, the patterns of this task leave no multiplication by one. Building blocks:
+    ``is_constant_int``, the rewriter's methods. Taught in the chapter's sections "Patterns:
+    local rewrites that state their algebra" and "The rewriter is the only door".
 
     >>> from tinycomp.ir import parse
-    >>> from tinycomp.rewrite import apply_patterns_greedily
     >>> m = parse('''
     ... func.func @f(%x: i32) -> i32 {
     ...   %one = arith.constant 1 : i32
@@ -133,15 +143,15 @@ class MulIByOne(RewritePattern):
 class MulFByOne(RewritePattern):
     """x * 1.0 -> x  and  1.0 * x -> x  (exact for every float: NaN, inf and -0.0 too)
 
-    IEEE multiplication by ``1.0`` returns its other operand unchanged, whatever it is:
-    ``NaN * 1.0`` is NaN, ``inf * 1.0`` is inf, ``-0.0 * 1.0`` is ``-0.0``. So this rewrite
-    needs no fast-math flags, unlike ``x * 0.0 -> 0.0`` (``NaN * 0.0`` and ``inf * 0.0``
-    are NaN, ``-2.0 * 0.0`` is ``-0.0``). The recipe is the one of ``MulIByOne``, with
-    ``is_constant_float(value, 1.0)``: it compares bit for bit, so ``-1.0`` and
-    ``1.0000001`` do not count as one, and it sees through splats too.
+    The contract of ``MulIByOne``, for ``arith.mulf``: a match is a product with the
+    constant ``1.0`` (a scalar or a splat) on either side, and nothing else. The rewrite
+    must hold for every value of the type, bit for bit: the readers must see exactly the
+    bits the product would have had, for NaN, the infinities and ``-0.0`` as for any other
+    float, whatever the op's fast-math flags. So ``-1.0``, ``1.0000001`` and ``0.0`` are
+    no match. Building block: ``is_constant_float``. Taught in the section "``x * 1`` for
+    every float, ``x * 0`` only for integers".
 
     >>> from tinycomp.ir import parse
-    >>> from tinycomp.rewrite import apply_patterns_greedily
     >>> m = parse('''
     ... func.func @f(%x: f16) -> f16 {
     ...   %one = arith.constant 1.0 : f16
@@ -180,41 +190,42 @@ def mul_by_one_patterns() -> list[RewritePattern]:
 # -- Task 03.2 ------------------------------------------------------------------------------
 def compose_permutations(first: Sequence[int], second: Sequence[int]) -> tuple[int, ...]:
     """The one permutation ``r`` with ``transpose(transpose(x, first), second) ==
-    transpose(x, r)``.
+    transpose(x, r)``, for every tensor ``x`` of rank ``len(first)``.
 
-    ``linalg.transpose`` by ``p`` puts input dimension ``p[i]`` at output dimension ``i``,
-    as ``numpy.transpose(x, p)`` does. After ``first``, dimension ``j`` holds original
-    dimension ``first[j]``; ``second`` then puts dimension ``second[i]`` at ``i``, which is
-    original dimension ``first[second[i]]``. So ``r[i] = first[second[i]]``.
+    Inputs: two permutations of ``0 .. n-1`` of the same length, in ``linalg.transpose``'s
+    convention, which is ``numpy.transpose``'s: transposing by ``p`` puts input dimension
+    ``p[i]`` at output dimension ``i``. Output: a tuple of ints (a list never equals a
+    tuple). Invariant: ``numpy.transpose(numpy.transpose(x, first), second)`` and
+    ``numpy.transpose(x, r)`` are the same array, element for element. Taught in the
+    section "Trust, but check" (``[1, 2, 0]`` twice is ``[2, 0, 1]``) and in chapter 02,
+    where a permutation is an affine map.
 
-    >>> compose_permutations([1, 0], [1, 0])
+    >>> compose_permutations([1, 0], [1, 0])  # a 2-D transpose twice: the identity
     (0, 1)
-    >>> compose_permutations([1, 2, 0], [1, 2, 0])
-    (2, 0, 1)
     """
     return tuple(first[j] for j in second)
 
 
 class TransposeOfTranspose(RewritePattern):
-    """transpose(transpose(x, p), q) -> x  if p[q[i]] == i;  else -> transpose(x, r)
+    """transpose(transpose(x, p), q) -> x  if the two cancel;  else -> transpose(x, r)
 
-    with ``r = compose_permutations(p, q)``. Only transposes of tensors: their result is
-    the transposed value. A transpose of memrefs has no result; it *writes* its ``outs``
-    buffer, and removing it would lose that write. The recipe:
+    The contract of ``match_and_rewrite(op, rewriter)``, offered a ``linalg.transpose``:
 
-    1. ``op`` is the outer transpose (a ``TransposeOp``): ``op.inputs[0]`` is what it
-       reads, ``op.outputs[0]`` its ``outs`` operand (the init tensor), ``op.dims`` its
-       permutation ``q``, ``op.results`` its result (none on memrefs: return ``False``);
-    2. the inner transpose is ``op.inputs[0].defining_op()``; return ``False`` unless it
-       is a ``TransposeOp`` with a result; its own input is ``x``, its ``dims`` are ``p``;
-    3. if ``compose_permutations(p, q)`` is the identity ``(0, 1, ..., n-1)``, replace
-       ``op`` with ``x``; else replace it with a new
-       ``TransposeOp.build(x, op.outputs[0], r)`` through
-       ``rewriter.replace_op_with_new(op, new_op)``. The inner transpose becomes dead
-       when ``op`` was its only reader, and the driver erases it.
+    * **a match** is a transpose of tensors (it has a result) whose input is the result
+      of another transpose of tensors; that inner one reads ``x``;
+    * **on a match** the readers of ``op`` afterwards read a value equal, element for
+      element, to ``op``'s result, computed from ``x`` by at most one ``linalg.transpose``
+      (none when the two permutations cancel); the inner transpose stays for as long as
+      anything else reads it; the method returns ``True``;
+    * **otherwise** the IR is unchanged and the method returns ``False``. A transpose of
+      memrefs has no result: it *writes* its ``outs`` buffer, so it is never a match.
+
+    Building blocks: ``compose_permutations``; ``TransposeOp``, whose ``inputs``,
+    ``outputs`` (the init tensor), ``dims`` (the permutation) and ``results`` say what it
+    is, and ``TransposeOp.build(input, init, permutation)``; the rewriter's methods. Taught
+    in the sections "Patterns" and "Trust, but check".
 
     >>> from tinycomp.ir import parse
-    >>> from tinycomp.rewrite import apply_patterns_greedily
     >>> m = parse('''
     ... func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
     ...   %e1 = tensor.empty() : tensor<3x2xf32>
@@ -252,18 +263,17 @@ class TransposeOfTranspose(RewritePattern):
 
 # -- Task 03.3 ------------------------------------------------------------------------------
 def is_dead(op: Operation) -> bool:
-    """True when erasing ``op`` cannot change what the program does.
+    """True when erasing ``op`` cannot change what the program computes or stores.
 
-    That is when all three hold:
-
-    1. ``op`` is not a terminator (a block must end with one);
-    2. none of its results is used;
-    3. running it has no effect anyone could observe: it is pure (``is_pure(op)``, which
-       also looks inside the regions of ``scf.for``, ``scf.if``...), or its only effects
-       are allocating the buffer it returns or reading memory
-       (``op.name in UNUSED_MEANS_DEAD_OPS``: ``memref.alloc``, ``memref.load``...).
-
-    Stores, calls and every op no dialect registered fail rule 3, so they stay.
+    Input: any op in a block. Output: a bool. ``op`` is dead when nothing reads any of
+    its results, it is not a terminator (a block must end with one), and running it has
+    no effect that another op could observe. Writing memory, calling a function, and
+    whatever an op that no dialect registered might do are such effects, also inside the
+    regions of an op (a loop whose body stores); allocating a buffer nobody uses, or
+    reading memory into a value nobody uses, are not. Building blocks: ``is_pure(op)``
+    (no side effects at all, the op's regions included) and ``UNUSED_MEANS_DEAD_OPS`` (the
+    names of the ops whose only effects are allocating or reading). Taught in the section
+    "CSE and DCE".
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''
@@ -284,21 +294,17 @@ def is_dead(op: Operation) -> bool:
 
 
 class DeadCodeElimination(Pass):
-    """Erase every op that ``is_dead``, until none is left.
+    """A pass that erases dead ops until none is left.
 
-    Erasing an op can make others dead: the ops that computed its operands may have had
-    no other reader. The algorithm:
-
-    1. List the ops nested in the root in reverse walk order: later ops before earlier
-       ones, and the ops inside a region before the op that holds the region.
-    2. Erase each op that ``is_dead`` (counting it in ``statistics["ops erased"]``).
-       In this order the readers of a value come before its definition, so one sweep
-       removes a whole chain in straight-line code; and every op inside an erased op
-       has been visited already, so no op is looked at after it is gone.
-    3. If anything was erased, sweep again: a value may be defined in a block listed
-       *after* the block that reads it (blocks may come in any order), and then its
-       reader is erased only after the definition was looked at. Stop when a sweep
-       erases nothing.
+    The contract of ``run(root)``: afterwards no op nested in ``root`` is dead in the
+    sense of ``is_dead``, however the blocks of a region are ordered; every op it erased
+    was dead when it erased it (so every op with an effect, and every op whose value such
+    an op reads, is still there); ``root`` itself stays; ``statistics["ops erased"]``
+    counts the ops it erased. Erasing an op can make others dead: the ops that computed
+    its operands may have had no other reader. The pass manager runs it under its
+    ``name``, ``my-dce``. Taught in the sections "CSE and DCE" and "The pass manager"; the
+    library's ``dce`` does the same and more (dead block arguments, uncalled private
+    functions).
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''
@@ -324,10 +330,159 @@ class DeadCodeElimination(Pass):
 
     def run(self, op: Operation) -> None:
         erased_something = True
-        while erased_something:  # step 3
+        while erased_something:  # blocks may come in any order: sweep until nothing changes
             erased_something = False
-            for candidate in reversed(list(op.walk())):  # step 1
-                if candidate is not op and is_dead(candidate):  # step 2
+            for candidate in reversed(list(op.walk())):  # readers before their definitions
+                if candidate is not op and is_dead(candidate):
                     candidate.erase()
                     self.statistics["ops erased"] += 1
                     erased_something = True
+
+
+# -- Task 03.4 ------------------------------------------------------------------------------
+def simplify(module: ModuleOp) -> None:
+    """Rewrite ``module`` in place to compute the same integers with as few ops as the
+    budget allows. An open task: use any passes and patterns, the library's and your own.
+
+    Input: a module of ``func.func`` functions whose bodies are ``arith`` integer ops
+    (``addi``, ``subi``, ``muli`` on ``i32`` and ``index``, with constants on either side)
+    on the functions' arguments. Invariants: the module still verifies, and every function
+    returns the same bits as before on every input (integers wrap around modulo 2^n).
+    Budget, counted: the ops left other than ``arith.constant`` and the functions and
+    their returns. A chain of steps that each add, subtract or multiply by a constant
+    costs one op per maximal run of additive steps and one per run of multiplicative
+    steps (a run that amounts to ``+ 0`` or ``* 1`` costs nothing, and the runs on either
+    side of it then meet); two values that are equal by that count are one op. That is
+    what MLIR's canonicalizer's constant reassociations reach, with one spelling for each
+    value so that CSE can merge equal ones. The library's ``canonicalize`` and ``cse``
+    alone do not get there. Taught in the sections "Why rewrite: one canonical form",
+    "Patterns", "The greedy driver and its fixpoint" and "The pass manager".
+
+    >>> from tinycomp.ir import parse
+    >>> m = parse('''
+    ... func.func @f(%x: i32) -> i32 {
+    ...   %c3 = arith.constant 3 : i32
+    ...   %c5 = arith.constant 5 : i32
+    ...   %c7 = arith.constant 7 : i32
+    ...   %a = arith.addi %x, %c3 : i32
+    ...   %b = arith.addi %a, %c5 : i32
+    ...   %c = arith.subi %c7, %b : i32
+    ...   %d = arith.muli %c, %c3 : i32
+    ...   %e = arith.muli %d, %c5 : i32
+    ...   return %e : i32
+    ... }''')
+    >>> simplify(m)  # 7 - (x + 3 + 5) is -1 - x, then * 3 * 5 is * 15: two ops
+    >>> sorted(op.name for op in m.walk() if op.name in ("arith.addi", "arith.subi",
+    ...                                                  "arith.muli"))
+    ['arith.muli', 'arith.subi']
+    """
+    patterns = [
+        *canonicalization_patterns(),
+        SubIConstantToAddI(),
+        ReassociateAddConstant(),
+        ConstantMinusAddConstant(),
+        ReassociateMulConstant(),
+    ]
+    for _ in range(2):  # CSE can expose more rewrites; twice settles the programs here
+        apply_patterns_greedily(module, patterns)
+        CSEPass().run(module)
+
+
+def _constant(rewriter: PatternRewriter, number: int, like: Value) -> Value:
+    """A new constant ``number`` of ``like``'s type, wrapped around as the ops wrap."""
+    width = bitwidth(like.type)
+    wrapped = (number + 2 ** (width - 1)) % 2**width - 2 ** (width - 1)
+    return rewriter.insert(ConstantOp.build(wrapped, like.type)).result
+
+
+def _with_constant(op: Operation | None, name: str) -> tuple[Value, int] | None:
+    """``(y, c)`` if ``op`` is ``name(y, c)`` with a constant ``c`` and a non-constant ``y``."""
+    if op is None or op.name != name:
+        return None
+    y, c = op.operands
+    number = constant_scalar(c)
+    if not isinstance(number, int) or isinstance(number, bool) or constant_scalar(y) is not None:
+        return None
+    return y, number
+
+
+class SubIConstantToAddI(RewritePattern):
+    """y - c -> y + (-c)  (one spelling of "plus a constant", so that CSE merges them)"""
+
+    root = "arith.subi"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        matched = _with_constant(op, "arith.subi")
+        if matched is None:
+            return False
+        y, c = matched
+        rewriter.replace_op_with_new(op, AddIOp.build(y, _constant(rewriter, -c, y)))
+        return True
+
+
+class ReassociateAddConstant(RewritePattern):
+    """(y + c1) + c2 -> y + (c1 + c2);  (c1 - y) + c2 -> (c1 + c2) - y"""
+
+    root = "arith.addi"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        outer = _with_constant(op, "arith.addi")
+        if outer is None:
+            return False
+        inner_value, c2 = outer
+        producer = inner_value.defining_op()
+        plus = _with_constant(producer, "arith.addi")
+        if plus is not None:
+            y, c1 = plus
+            rewriter.replace_op_with_new(op, AddIOp.build(y, _constant(rewriter, c1 + c2, y)))
+            return True
+        if producer is not None and producer.name == "arith.subi":
+            c1 = constant_scalar(producer.operands[0])
+            y = producer.operands[1]
+            if isinstance(c1, int) and constant_scalar(y) is None:
+                total = _constant(rewriter, c1 + c2, y)
+                rewriter.replace_op_with_new(op, SubIOp.build(total, y))
+                return True
+        return False
+
+
+class ConstantMinusAddConstant(RewritePattern):
+    """c2 - (y + c1) -> (c2 - c1) - y;  c2 - (c1 - y) -> y + (c2 - c1)"""
+
+    root = "arith.subi"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        c2 = constant_scalar(op.operands[0])
+        producer = op.operands[1].defining_op()
+        if not isinstance(c2, int) or producer is None:
+            return False
+        plus = _with_constant(producer, "arith.addi")
+        if plus is not None:
+            y, c1 = plus
+            rewriter.replace_op_with_new(op, SubIOp.build(_constant(rewriter, c2 - c1, y), y))
+            return True
+        if producer.name == "arith.subi":
+            c1 = constant_scalar(producer.operands[0])
+            y = producer.operands[1]
+            if isinstance(c1, int) and constant_scalar(y) is None:
+                rewriter.replace_op_with_new(op, AddIOp.build(y, _constant(rewriter, c2 - c1, y)))
+                return True
+        return False
+
+
+class ReassociateMulConstant(RewritePattern):
+    """(y * c1) * c2 -> y * (c1 * c2)"""
+
+    root = "arith.muli"
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> bool:
+        outer = _with_constant(op, "arith.muli")
+        if outer is None:
+            return False
+        inner_value, c2 = outer
+        inner = _with_constant(inner_value.defining_op(), "arith.muli")
+        if inner is None:
+            return False
+        y, c1 = inner
+        rewriter.replace_op_with_new(op, MulIOp.build(y, _constant(rewriter, c1 * c2, y)))
+        return True

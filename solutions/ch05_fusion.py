@@ -3,17 +3,16 @@
 Every kernel boundary is a round trip to memory: the producer writes a whole tensor, the
 consumer reads it back. Fusion puts the producer's payload inside the consumer's loops,
 so the element is computed where it is needed and the tensor is never written. The
-library's pass is ``FusionPass`` (``linalg-fuse-elementwise-ops``); its rule and its
-maps are in ``tinycomp/passes/fusion.py``. Three tasks, each plugging into the pipeline:
+library's pass is ``FusionPass`` (``linalg-fuse-elementwise-ops``). Four tasks, each
+plugged into the real pipeline by the grader:
 
-1. ``producer_loops`` and ``fused_operand_map``: the indexing-map algebra of fusion.
-   Which producer iteration made the element the consumer reads, and so which map each
-   of the producer's operands gets inside the fused op.
-2. ``can_fuse``: the legality rule, returning the reason a pair may not fuse (or
-   ``None``). The worked pass ``FuseWithMyRule`` runs FusionPass's loop with your rule.
-3. ``should_duplicate`` and ``DuplicateElementwiseProducers``: a pass that makes a
-   fusion the library refuses legal. A cheap elementwise producer with several readers
-   is copied, one copy per reader; then each copy has a single reader and fuses.
+1. ``producer_loops`` and ``fused_operand_map``: the indexing maps of a fused op.
+2. ``can_fuse``: the fusion rule (MLIR calls it the control function). The worked pass
+   ``FuseWithMyRule`` runs the library's fusion loop with your rule deciding.
+3. ``should_duplicate`` and ``DuplicateElementwiseProducers``: a pass that gets a
+   producer fused that the library leaves in memory.
+4. ``layernorm_within_budget``: a layer normalization that the library's fusion turns
+   into a program moving at most 16.1 MiB (the chapter's layernorm moves 24.04 MiB).
 
 Run your code in the pipeline with ``tinycomp.compile`` (see the notebook's last cells):
 ``CompileOptions(fusion=False, extra_passes={"fused": [FuseWithMyRule()]})`` fuses with
@@ -27,6 +26,7 @@ from __future__ import annotations
 # Everything the tasks need is imported for you ("noqa: F401" keeps the linter quiet about
 # the names your code does not use yet).
 from tinycomp.affine import AffineMap
+from tinycomp.frontend import Tensor, rsqrt, sqrt  # noqa: F401
 from tinycomp.ir import Operation
 from tinycomp.ir.dialects.linalg_generic import GenericOp, IndexOp  # noqa: F401
 from tinycomp.passes import Pass
@@ -38,6 +38,7 @@ __all__ = [
     "FuseWithMyRule",
     "can_fuse",
     "fused_operand_map",
+    "layernorm_within_budget",
     "producer_loops",
     "should_duplicate",
 ]
@@ -45,22 +46,28 @@ __all__ = [
 
 # -- Task 05.1 --------------------------------------------------------------------------------
 def producer_loops(producer_result_map: AffineMap, consumer_operand_map: AffineMap) -> AffineMap:
-    """The producer's loop indices as a function of the consumer's loop indices.
+    """The producer's loop point that made the element the consumer reads, as a function of
+    the consumer's loop point.
 
-    At its loop point ``c`` the consumer reads the producer's result at element
-    ``e = consumer_operand_map(c)``. The producer wrote element ``e`` at the loop point
-    ``p`` with ``producer_result_map(p) = e``. When that map is a permutation it can be
-    undone: ``p = inverse(producer_result_map)(e)``. So the answer is
-    ``inverse(producer_result_map) ∘ consumer_operand_map``.
+    Inputs: ``producer_result_map``, the producer's output indexing map (its loops to an
+    element of the tensor between the two ops), a permutation; ``consumer_operand_map``,
+    the map through which the consumer reads that tensor (its loops to an element).
 
-    ``AffineMap.inverse_permutation()`` gives the inverse (and raises ``ValueError``
-    when the map is not a permutation); ``f.compose(g)`` is ``f ∘ g``: ``g`` first.
+    Returns an ``AffineMap`` ``L`` from the consumer's loops (``consumer_operand_map.num_dims``
+    dimensions, no symbols) to the producer's loops (``producer_result_map.num_dims``
+    results) such that, at every consumer point ``c``, the producer point ``L(c)`` wrote the
+    element the consumer reads at ``c``: ``producer_result_map(L(c)) == consumer_operand_map(c)``.
+
+    Taught in section 3 of the chapter ("The rule, in indexing maps").
 
     >>> from tinycomp.affine import parse_affine_map
-    >>> swap = parse_affine_map("(d0, d1) -> (d1, d0)")   # the producer writes out[j, i]
+    >>> swap = parse_affine_map("(d0, d1) -> (d1, d0)")   # the producer writes t[j, i]
     >>> row = parse_affine_map("(d0, d1, d2) -> (d0, d2)")  # the consumer reads t[i, k]
-    >>> print(producer_loops(swap, row))
+    >>> loops = producer_loops(swap, row)
+    >>> print(loops)
     (d0, d1, d2) -> (d2, d0)
+    >>> swap.compose(loops) == row  # the element written is the element read
+    True
     """
     return producer_result_map.inverse_permutation().compose(consumer_operand_map)
 
@@ -70,12 +77,18 @@ def fused_operand_map(
     producer_result_map: AffineMap,
     consumer_operand_map: AffineMap,
 ) -> AffineMap:
-    """The indexing map one of the producer's operands gets inside the fused op:
-    ``producer_operand_map ∘ inverse(producer_result_map) ∘ consumer_operand_map``.
+    """The indexing map with which the fused op reads one operand of the producer.
 
-    The fused op runs the consumer's loops. At each consumer point, ``producer_loops``
-    says which producer point to recompute, and the producer read its operand at
-    ``producer_operand_map`` of that point.
+    Inputs: ``producer_operand_map``, the producer's map for that operand (its loops to an
+    element of the operand); the other two as in ``producer_loops``.
+
+    Returns the ``AffineMap`` ``M`` over the consumer's loops (the fused op runs them) such
+    that, at every consumer point ``c``, ``M(c)`` is the element of the operand that the
+    producer read at the point that made the consumer's element:
+    ``M(c) == producer_operand_map(producer_loops(producer_result_map, consumer_operand_map)(c))``.
+    It has one result per dimension of the operand; broadcasts and transposes are kept.
+
+    Taught in section 3: the map printed on ``x`` there, and read off the fused op.
 
     >>> from tinycomp.affine import parse_affine_map
     >>> bias = parse_affine_map("(d0) -> (d0)")         # exp(b) over b's one loop
@@ -89,45 +102,37 @@ def fused_operand_map(
 
 # -- Task 05.2 ---------------------------------------------------------------------------------
 def can_fuse(producer: Operation, consumer: GenericOp, operand_index: int) -> str | None:
-    """Why ``producer`` may not be fused into ``consumer`` through the consumer's operand
-    ``operand_index`` (whose value is the producer's result), or ``None`` when it may.
+    """The fusion rule: ``None`` when ``producer`` may be fused into ``consumer`` through
+    the consumer's operand ``operand_index``, otherwise the reason it may not.
 
-    Check in this order and return the first reason that applies, word for word:
+    Inputs: ``consumer``, a ``linalg.generic`` on tensors; ``operand_index``, the position
+    of one of its operands (its inputs come first, then its inits, the ``outs``);
+    ``producer``, the op that defines that operand (any op: a ``linalg.generic``, a named
+    linalg op such as ``linalg.matmul``...).
 
-    1. ``producer`` is not a ``GenericOp`` (a named op such as ``linalg.matmul``, or
-       not linalg at all): ``f"producer '{producer.name}' is not a linalg.generic"``.
-    2. The operand is not one of the consumer's inputs
-       (``operand_index >= consumer.num_inputs``): it is an ``outs`` init, the value the
-       consumer starts from, not an element it reads per point:
-       ``"the fused operand is an output (init) of the consumer, not an input"``.
-    3. The producer has more (or fewer) than one result, or than one output:
-       ``f"producer has {len(producer.results)} results (only one is supported)"``.
-    4. Some iterator of the producer is ``"reduction"``: its result is complete only
-       after the whole reduction loop has run, so no single iteration computes an
-       element: ``"producer has a reduction iterator"``.
-    5. The producer's output map (``producer.indexing_maps()[-1]``) is not a
-       permutation (``AffineMap.is_permutation``), so it cannot be inverted:
-       ``f"producer output map {output_map} is not a permutation"``.
-    6. The producer's result has more than one use (``value.num_uses``; a consumer that
-       reads it twice counts twice): fusing would erase a value someone else still
-       reads: ``f"result has {uses} users"``.
-    7. The producer's payload uses ``linalg.index`` (an ``IndexOp`` anywhere in
-       ``producer.body.walk()``): its loop numbers would change in the fused op:
-       ``"producer payload uses linalg.index"``.
-    8. Some consumer loop would appear in no map of the fused op, so its size would be
-       lost. The fused op's maps are the consumer's, except the fused operand's, plus
-       one map per producer operand that is kept (every input; also the producer's init
-       when its payload reads it, ``producer.payload_reads(producer.num_inputs)``),
-       each ``fused_operand_map(...)`` of Task 05.1 (so do Task 05.1 first). A loop
-       ``d<k>`` appears in a map when ``m.is_function_of_dim(k)``. Report the first
-       missing one: ``f"fusion would lose the size of loop d{k}"``.
+    Returns ``None`` to let the pair fuse, or a non-empty ``str`` to refuse: your reason,
+    in your own words; the pass's report shows it (``'%a -> %b: <reason>'``).
+
+    Invariants: the rule only looks at the IR, it never changes it. A pair it allows is
+    fused by the library's ``fuse_producer_into_consumer``, which builds the fused op of
+    section 3 (the consumer's loops, the producer's payload inlined, its operands read
+    through the maps of Task 05.1) and then erases the producer. So for every pair you
+    allow, the fused program must verify and compute what the unfused program computed,
+    element for element. And refuse no more than you must: every pair the library's pass
+    fuses is a kernel and a tensor saved, and your rule must allow it too.
+
+    Taught in sections 3 to 5 (section 5 says what goes wrong when a pair is fused that
+    should not be). ``FuseWithMyRule`` below runs the fusion pass with this rule; MLIR's
+    pass takes its rule the same way, as a ``ControlFusionFn``.
 
     >>> from tinycomp.frontend import TensorSpec, softmax, trace
     >>> module = trace(softmax, TensorSpec((2, 4)))
     >>> generics = [op for op in module.walk() if isinstance(op, GenericOp)]
-    >>> maximum, subtract = generics[0], generics[1]
-    >>> can_fuse(maximum, subtract, 1)
-    'producer has a reduction iterator'
+    >>> maximum, subtract, exponential = generics[0], generics[1], generics[2]
+    >>> can_fuse(subtract, exponential, 0) is None  # x - max into exp: one kernel
+    True
+    >>> isinstance(can_fuse(maximum, subtract, 1), str)  # the row maximum into x - max: no
+    True
     """
     if not isinstance(producer, GenericOp):
         return f"producer '{producer.name}' is not a linalg.generic"
@@ -193,21 +198,18 @@ class FuseWithMyRule(Pass):
 
 # -- Task 05.3 ---------------------------------------------------------------------------------
 def should_duplicate(op: Operation) -> bool:
-    """Whether ``DuplicateElementwiseProducers`` copies ``op``: an elementwise producer
-    that fusion refuses only because it has several readers.
+    """Whether ``DuplicateElementwiseProducers`` should copy ``op``, one copy per use.
 
-    True when all of these hold:
+    Input: any op. Returns ``True`` when ``op`` has two or more uses, and giving each use a
+    copy of its own (so that every copy has one use) would let the library's fusion fuse
+    every copy into its reader, so that ``op``'s result tensor is never written at all.
+    ``False`` otherwise: when one copy could not fuse anyway, when the tensor has to be in
+    memory whatever happens, or when a copy would redo more than a few operations per
+    element (a reduction). Where copies are possible but not needed, either answer is
+    accepted. The function only looks at the IR.
 
-    1. ``op`` is a ``GenericOp`` on tensors (``op.is_tensor_semantics``) with exactly
-       one result;
-    2. every iterator is ``"parallel"``: copying a reduction would redo a whole
-       reduction per reader, and fusion would refuse the copies anyway (check 3 catches
-       it too: a reduction's output map leaves out its reduction loop);
-    3. its output map is a permutation and its payload has no ``linalg.index``
-       (otherwise the copies could not fuse either);
-    4. its result has at least two uses, and every use is an *input* operand of a
-       ``GenericOp`` on tensors (``use.index < use.user.num_inputs``). A result that is
-       also returned, or read as an init, must be written to memory anyway: leave it.
+    Taught in section 5 (the ``shared_exp`` cell, and why softmax's ``%exp`` stays in
+    memory); the table there says what fusion accepts.
 
     >>> from tinycomp.frontend import TensorSpec, exp, trace
     >>> def shared(a):
@@ -240,23 +242,22 @@ class DuplicateElementwiseProducers(Pass):
     """Give every reader of a cheap elementwise producer a copy of its own, so that each
     copy has one reader and ``linalg-fuse-elementwise-ops`` fuses it.
 
-    Fusion refuses a producer with two readers: fusing it into one would erase a value
-    the other still reads. Recomputing it in both is legal, and for an elementwise op
-    it is cheap: a few FLOPs per element against writing the tensor and reading it back
-    twice. (XLA's instruction fusion duplicates cheap producers this way; TVM's
-    ``compute_inline`` inlines an elementwise stage into all its consumers.)
+    The library's fusion refuses a producer that several ops read (section 5 says why,
+    and what MLIR does instead). Recomputing it in every reader is legal, and for an
+    elementwise op it is cheap: a few FLOPs per element against writing the tensor and
+    reading it back once per reader. (XLA's instruction fusion duplicates cheap producers
+    into several consumers this way; TVM's ``compute_inline`` inlines a stage into every
+    consumer.)
 
-    The algorithm:
-
-    1. Walk the ops of ``op`` in *reverse* order (``reversed(list(op.walk()))``), so a
-       reader comes before its producers: copying ``exp`` gives ``x - max`` a second
-       reader, and that is seen when its turn comes.
-    2. For each ``should_duplicate`` op ``p``: for every use of its result except the
-       first, insert a copy of ``p`` right before ``p`` (``rewriter.set_current_op(p)``
-       then ``rewriter.insert(p.clone())``), and make that use read the copy
-       (``with rewriter.modify_op_in_place(user): user.set_operand(use.index, copy)``).
-    3. Count ``statistics["producers duplicated"]`` (ops copied) and
-       ``statistics["copies made"]``.
+    Contract of ``run(op)``: afterwards ``should_duplicate`` holds for no op under ``op``;
+    every op copied is replaced by copies that each have exactly one use; no op is left
+    without a use; nothing else changes, and the program computes what it computed
+    before. ``statistics["producers duplicated"]`` counts the ops copied and
+    ``statistics["copies made"]`` the new ops. A second run changes nothing. Building
+    blocks: ``Operation.clone()``, ``value.uses`` (each with ``.user`` and ``.index``),
+    ``PatternRewriter`` (``set_current_op``, ``insert``, ``modify_op_in_place``) and
+    ``Operation.set_operand``. Example: softmax, run through this pass and then the
+    library's fusion, is five kernels (the notebook's last cell shows it).
 
     >>> DuplicateElementwiseProducers.name
     'duplicate-elementwise-producers'
@@ -266,6 +267,8 @@ class DuplicateElementwiseProducers(Pass):
     summary = "copy elementwise producers with several readers, one copy per reader"
 
     def run(self, op: Operation) -> None:
+        # Readers before their producers: a copy reads the producer's inputs too, so copying
+        # a producer gives *its* producer more readers, and the reverse walk sees them.
         rewriter = PatternRewriter()
         for producer in reversed(list(op.walk())):
             if not should_duplicate(producer):
@@ -277,3 +280,41 @@ class DuplicateElementwiseProducers(Pass):
                 with rewriter.modify_op_in_place(use.user):
                     use.user.set_operand(use.index, copy.results[0])
                 self.statistics["copies made"] += 1
+
+
+# -- Task 05.4 ---------------------------------------------------------------------------------
+def layernorm_within_budget(x: Tensor, gamma: Tensor, beta: Tensor, eps: float = 1e-5) -> Tensor:
+    """Layer normalization of ``x`` over its last axis, written so that the library's
+    fusion leaves a program that moves at most 16.1 MiB when ``x`` is 1024x1024 float32.
+
+    Inputs: traced tensors ``x`` (``rows x n``), ``gamma`` and ``beta`` (``n``), and ``eps``.
+    Returns ``(x - mean) / sqrt(variance + eps) * gamma + beta``, with the mean and the
+    (biased) variance of each row, to float32 accuracy.
+
+    Budget: ``program_bytes`` of ``tinycomp.compile(layernorm_within_budget, x, gamma,
+    beta, stop_after="fused").ir("fused")``, with the default pipeline and
+    ``x = TensorSpec((1024, 1024))``, ``gamma = beta = TensorSpec((1024,))``, is at most
+    16.1 MiB (16.1 x 2**20 bytes). The library's ``layernorm`` moves 24.04 MiB. Any
+    program within the budget that computes layer normalization is accepted.
+
+    Taught in sections 4 to 6 (the layernorm fusion graph shows where its bytes go).
+    Building blocks: the ``Tensor`` operators and methods of chapter 04 (``+ - * /``,
+    ``.mean`` and ``.sum`` with ``keepdims``), ``rsqrt`` and ``sqrt``.
+
+    >>> import numpy as np, tinycomp
+    >>> from tinycomp.frontend import TensorSpec, layernorm
+    >>> from tinycomp.perf import program_bytes
+    >>> specs = TensorSpec((1024, 1024)), TensorSpec((1024,)), TensorSpec((1024,))
+    >>> library = tinycomp.compile(layernorm, *specs, stop_after="fused")
+    >>> program_bytes(library.ir("fused")) / 2**20 > 16.1  # the library's layernorm: over
+    True
+    """
+    # Two reductions that both read x (the mean of x and of x * x), instead of a variance
+    # that reads x - mean: that tensor had two readers in two kernels, so it was written
+    # once and read twice. Now every elementwise op fuses into a reduction or the last
+    # kernel, and x is read three times. (Writing x - mean twice, so that each reader has
+    # its own copy, reaches the budget too.)
+    mean = x.mean(axis=-1, keepdims=True)
+    mean_of_squares = (x * x).mean(axis=-1, keepdims=True)
+    variance = mean_of_squares - mean * mean
+    return (x - mean) * rsqrt(variance + eps) * gamma + beta

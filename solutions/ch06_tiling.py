@@ -1,41 +1,39 @@
 """Chapter 06: tiling, tile-and-fuse, binding to parallel units (reference answers).
 
 Tiling cuts a linalg op's loops into tiles. One tile runs the same op on a *slice* of
-every operand, the box that operand's indexing map reaches from the tile; an
-``scf.for`` nest walks over the tiles and carries the results through ``iter_args``.
-The library's tiling is ``tinycomp.passes.tiling`` (``tile_linalg_op``,
-``tile_reduction_with_partials``, ``tile_and_fuse``, ``bind_loops``). Three tasks, each
-plugging into it:
+every operand; an ``scf.for`` nest walks over the tiles and carries the results through
+``iter_args``. Four tasks, each checked by plugging your code into the real pipeline:
 
-1. ``tile_ranges`` and ``tile_slices``: where one tile lies along each loop (partial
-   tiles included), and the slice it takes of each operand: the offsets and sizes
-   ``tile_linalg_op`` writes into its ``tensor.extract_slice`` ops.
-2. ``split_reduction_ir``: a 1-D reduction tiled so that its tile loop may run in
-   parallel: one partial result per tile, combined after the loop. The library's
-   tilings of a reduction leave a loop that must stay sequential; yours can be bound
-   to the AI cores of an NPU (``bind_loops(loop, ["npu.aicore"])``). The worked
-   ``sequential_tiled_reduction_ir`` shows the IR you start from.
-3. ``footprint_bytes`` and ``choose_tile_sizes``: the bytes one tile keeps in fast memory,
-   and the tile sizes with the most reuse that fit a memory budget (a GPU block's shared
-   memory, an NPU core's L1) and give every hardware unit a tile.
+1. ``tile_ranges`` and ``tile_slices``: where one tile lies along each loop, and the
+   slice it takes of each operand (section 2 of the chapter). Your slices are compared
+   with what ``tile_linalg_op`` extracts, and the op is run tile by tile on them in the
+   interpreter.
+2. ``split_reduction_ir``: a reduction whose tile loop may run on several cores at once
+   (section 4). Your MLIR text runs in the interpreter against numpy, and its loop is
+   bound to the AI cores of an NPU with ``bind_loops``.
+3. ``footprint_bytes`` and ``choose_tile_sizes``: the bytes one tile keeps in fast
+   memory, and the tile sizes with the most reuse under a memory budget (section 1).
+4. ``fewest_tiles``: an open problem under a budget: every operand's slice must fit a
+   buffer of its own, with as few tiles as possible. Your tiles are compiled with
+   ``tinycomp.compile`` and run against numpy.
 
-Run your code in the pipeline (see the notebook's last cells): your slices against
-``tile_linalg_op``'s, your IR in the interpreter and bound with ``bind_loops``, your
-tile sizes in ``tinycomp.compile(..., options=CompileOptions(tile_sizes=...))``. Fill in
-each TODO in ``exercises/ch06_tiling.py``, then run ``tinycomp grade ch06``.
+The library's tiling (``tinycomp.passes.tiling``, ``tinycomp.viz.tile_view``) computes
+these things too; the grader does not let your code call it while it answers. Fill in
+each TODO, then run ``tinycomp grade ch06``; the notebook's last cell runs your code in
+the pipeline.
 """
 
 from __future__ import annotations
 
-# Everything the tasks need is imported for you ("noqa: F401" keeps the linter quiet about
-# the names your code does not use yet).
+# The building blocks the tasks may need ("noqa: F401" keeps the linter quiet about the
+# names your code does not use yet).
 import itertools  # noqa: F401
 import math
 from collections.abc import Sequence
 from fractions import Fraction  # noqa: F401
 
 from tinycomp.affine import AffineMap  # noqa: F401
-from tinycomp.ir import Operation
+from tinycomp.ir import Operation, parse
 from tinycomp.ir.type_helpers import bitwidth, element_type  # noqa: F401
 from tinycomp.ir.types import ShapedType  # noqa: F401
 
@@ -43,7 +41,9 @@ __all__ = [
     "COMBINERS",
     "candidate_tile_sizes",
     "choose_tile_sizes",
+    "example_matmul",
     "f32_literal",
+    "fewest_tiles",
     "footprint_bytes",
     "sequential_tiled_reduction_ir",
     "split_reduction_ir",
@@ -56,23 +56,44 @@ Window = tuple[tuple[int, ...], tuple[int, ...]]
 """The ``([offsets], [sizes])`` of one operand slice (strides are always 1)."""
 
 
+def example_matmul(
+    m: int = 10, n: int = 16, k: int = 8, inputs: str = "f32", output: str = "f32"
+) -> Operation:
+    """The ``linalg.matmul`` of an ``m x k`` by ``k x n`` product, for the examples (a
+    worked helper): loops ``(m, n, k)``, operands ``%a``, ``%b`` and ``%c``.
+
+    >>> print(example_matmul().operands[0].type)
+    tensor<10x8xf32>
+    """
+    a, b, c = f"tensor<{m}x{k}x{inputs}>", f"tensor<{k}x{n}x{inputs}>", f"tensor<{m}x{n}x{output}>"
+    module = parse(
+        f"""func.func @f(%a: {a}, %b: {b}, %c: {c}) -> {c} {{
+  %mm = linalg.matmul ins(%a, %b : {a}, {b}) outs(%c : {c}) -> {c}
+  return %mm : {c}
+}}"""
+    )
+    return module.body.first_op.entry_block.first_op
+
+
 # -- Task 06.1 ------------------------------------------------------------------------------
 def tile_ranges(
     loop_sizes: Sequence[int], tile_sizes: Sequence[int], tile: Sequence[int]
 ) -> list[tuple[int, int]]:
-    """Where tile ``tile`` lies along each loop: ``(offset, size)`` per loop.
+    """Where tile ``tile`` lies along each loop: one ``(offset, size)`` per loop.
 
-    ``tile`` gives the tile's position along each loop (its *coordinates* in the grid of
-    tiles). A loop of ``N`` iterations cut by ``T > 0`` has ``ceil(N / T)`` tiles; tile
-    ``c`` starts at ``c * T`` and has ``T`` iterations, except the last one, which has
-    only ``N - c * T`` when ``T`` does not divide ``N`` (a *partial* tile: the
-    ``affine.min`` of the tiled IR). A tile larger than the loop is one tile of ``N``.
-    A loop with ``T = 0`` is not tiled: its only "tile" (coordinate 0) is the whole loop.
+    Inputs: ``loop_sizes`` (``N``, the iterations of each loop), ``tile_sizes`` (``T``,
+    one per loop; 0 means the loop is not tiled) and ``tile``, the tile's coordinates in
+    the grid of tiles (one per loop, counting from 0).
+
+    Output: for each loop, the iterations ``offset <= i < offset + size`` this tile runs.
+
+    Invariants: the tiles along one loop, in order, run every iteration ``0..N-1``
+    exactly once; each has ``T`` iterations except that none runs past ``N`` (the
+    partial last tile the tiled IR's ``affine.min`` computes, chapter 06 section 3); a
+    loop that is not tiled, or cut by ``T >= N``, is one tile of all ``N`` iterations.
 
     >>> tile_ranges([10, 16, 8], [4, 8, 0], [2, 1, 0])   # m: the last, partial tile
     [(8, 2), (8, 8), (0, 8)]
-    >>> tile_ranges([3], [8], [0])
-    [(0, 3)]
     """
     ranges = []
     for n, t, c in zip(loop_sizes, tile_sizes, tile, strict=True):
@@ -85,37 +106,34 @@ def tile_ranges(
 
 def tile_slices(op: Operation, tile_sizes: Sequence[int], tile: Sequence[int]) -> list[Window]:
     """The slice ``(offsets, sizes)`` that tile ``tile`` of ``op`` takes of every operand,
-    in operand order (``ins`` then ``outs``): what ``tile_linalg_op`` extracts.
+    in operand order (``ins`` then ``outs``): what ``tile_linalg_op`` cuts out with
+    ``tensor.extract_slice`` (chapter 06, sections 2 and 3).
 
-    ``op`` is a linalg op with static shapes (``op.indexing_maps()``,
-    ``op.static_loop_sizes()``, ``op.operands[i].type.shape``); ``tile_sizes`` has one
-    size per loop (0: not tiled). Get each loop's ``(offset, size)`` from
-    ``tile_ranges``. Then, for each result ``e`` of an operand's map (one dimension of
-    the operand; ``e`` is ``c + a_0 * d0 + a_1 * d1 + ...`` with ``a_k >= 0``):
+    Inputs: ``op``, a linalg op with static shapes (``op.indexing_maps()``,
+    ``op.static_loop_sizes()``, ``op.operands[i].type.shape``) whose maps can be tiled:
+    every map result is a constant plus loops with coefficients ``>= 0`` (``m``,
+    ``oh * 2 + kh``, ``d0 + 1``, ``0``); ``tile_sizes`` and ``tile`` as for
+    ``tile_ranges``.
 
-    * if ``e`` uses no *tiled* loop (``d2`` when only ``d0`` is tiled, or a constant
-      such as the ``0`` of ``(d0, d1) -> (d0, 0)``), the slice takes the whole
-      dimension: offset 0, size = the operand's size in that dimension;
-    * otherwise the tiled op reads the slice with the *same* map, at ``e(local)`` where
-      ``local_k = d_k - offset_k`` counts inside the tile. So the slice starts at
-      ``e(offsets) - e(0, ..., 0)`` (``e`` at the tile's first iteration, without its
-      constant ``c``) and must reach ``e(sizes - 1)``: its size is
-      ``e(sizes - 1) + 1``. For ``d0`` that is ``[offset_0] [size_0]``; for a stride-2
-      convolution's ``oh * 2 + kh`` with 2 rows ``oh`` from 4 and 3 taps it is
-      ``[8] [2 * 1 + 2 + 1 = 5]``; for a stencil's ``d0 + 1`` it is one larger than the
-      tile and starts at the tile, not one after it.
+    Output: per operand, a pair of int tuples with one entry per operand dimension; a
+    scalar operand (``linalg.fill``'s value) has the slice ``((), ())``.
 
-    ``AffineExpr.evaluate(point)`` and ``expr.used_dims()`` do the arithmetic. A scalar
-    operand (``linalg.fill``'s value) has an empty map: its slice is ``((), ())``.
+    The contract the slices must keep, as the tiled IR uses them:
 
-    >>> from tinycomp.ir import parse
-    >>> m = parse('''func.func @f(%a: tensor<10x8xf32>, %b: tensor<8x16xf32>,
-    ...                           %c: tensor<10x16xf32>) -> tensor<10x16xf32> {
-    ...   %mm = linalg.matmul ins(%a, %b : tensor<10x8xf32>, tensor<8x16xf32>)
-    ...                       outs(%c : tensor<10x16xf32>) -> tensor<10x16xf32>
-    ...   return %mm : tensor<10x16xf32> }''')
-    >>> matmul = m.body.first_op.entry_block.first_op
-    >>> tile_slices(matmul, [4, 8, 0], [2, 1, 0])
+    * the tiled op is the *same* op with the *same* indexing maps, run on the slices,
+      its loops counting from 0 inside the tile. So for every iteration of the tile,
+      reading the slice at ``map(local)`` must give the element the untiled op reads at
+      ``map(tile offset + local)``; and the slice stays inside the operand;
+    * a dimension that no *tiled* loop indexes is taken whole: offset 0, the operand's
+      whole size (a constant result such as the ``0`` of ``(d0, d1) -> (d0, 0)``, or a
+      loop left untiled);
+    * otherwise the slice ends at the last element the tile reads there: no larger.
+
+    (Section 2's convolution and stencil show the two cases where the slice is not
+    simply the tile: a strided input needs more rows than the tile has, and ``d0 + 1``
+    shifts where the tile reads, not where its slice starts.)
+
+    >>> tile_slices(example_matmul(), [4, 8, 0], [2, 1, 0])   # %a, %b, %c
     [((8, 0), (2, 8)), ((0, 8), (8, 8)), ((8, 8), (2, 8))]
     """
     loop_sizes = op.static_loop_sizes()
@@ -166,7 +184,6 @@ def sequential_tiled_reduction_ir(n: int, tile: int, combiner: str = "arith.addf
 
     >>> import numpy as np
     >>> from tinycomp.interp import interpret
-    >>> from tinycomp.ir import parse
     >>> module = parse(sequential_tiled_reduction_ir(10, 4))
     >>> x = np.arange(10, dtype=np.float32)
     >>> float(interpret(module, x, np.array(0.5, np.float32)))
@@ -205,43 +222,34 @@ def _tile_size(n: int, tile: int) -> tuple[str, str]:
 
 
 def split_reduction_ir(n: int, tile: int, combiner: str = "arith.addf") -> str:
-    """MLIR text of ``combine(init, x[0], ..., x[n-1])`` with a *parallel* tile loop:
-    one partial result per tile (what GPUs call split-K and MLIR's
-    ``tileReductionUsingForall`` builds), combined after the loop.
+    """MLIR text of ``combine(init, x[0], ..., x[n-1])`` whose tile loop may run its
+    tiles on different cores at once: split-K (chapter 06, sections 4 and 6).
 
-    The function is ``func.func @main(%x: tensor<{n}xf32>, %init: tensor<f32>) ->
-    tensor<f32>``; ``combiner`` is one of ``COMBINERS``. Start from
-    ``sequential_tiled_reduction_ir`` and change it so that:
+    Inputs: ``n >= 1``, ``tile >= 1``, ``combiner`` one of ``COMBINERS``.
 
-    1. the loop carries a tensor of partials, ``tensor<{tiles}xf32>`` with
-       ``tiles = ceil(n / tile)`` (one slot per tile), made with ``tensor.empty`` and
-       filled (``linalg.fill``) with the *identity* of the combiner: the value ``v``
-       with ``combine(x, v) == x`` (0 for ``addf``, 1 for ``mulf``, ``-inf`` for
-       ``maximumf``, ``+inf`` for ``minimumf``; ``f32_literal`` writes them);
-    2. tile ``t`` (the iteration with ``%i = t * tile``) reduces its chunk of ``x`` into
-       slot ``t`` only: extract the 1-element slice at offset ``t`` (``affine.apply
-       affine_map<(d0) -> (d0 floordiv {tile})>(%i)``), reduce into it with the map
-       ``(d0) -> (0)``, insert it back at the same offset. The last chunk is partial when
-       ``tile`` does not divide ``n`` (keep the ``affine.min``); when it does divide,
-       keep every chunk's type static, as MLIR does;
-    3. after the loop, one ``linalg.generic`` (``["reduction"]``, maps ``(d0) -> (d0)``
-       and ``(d0) -> ()``) combines the partials into ``%init``.
+    Output: a module with ``func.func @main(%x: tensor<{n}xf32>, %init: tensor<f32>) ->
+    tensor<f32>`` (the signature of ``sequential_tiled_reduction_ir``, where to start)
+    that keeps these invariants:
 
-    Each iteration now writes its own slot (the ``tensor.insert_slice`` offset moves
-    with the loop), so ``why_not_bindable`` accepts the loop and ``bind_loops`` can give
-    each tile its own core.
+    * one ``scf.for`` walks over ``x`` in tiles of ``tile`` and carries one value, a
+      ``tensor<Txf32>`` of partial results with ``T = ceil(n / tile)``: one per tile;
+    * after the loop, partial ``t`` is the combination of tile ``t``'s chunk of ``x``
+      alone: no tile depends on ``%init`` or on another tile, so the chunks may be
+      combined in any order of tiles;
+    * each iteration writes only its own partial, so the library's ``why_not_bindable``
+      accepts the loop and ``bind_loops(loop, ["npu.aicore"])`` binds it;
+    * ``@main`` returns ``combine(init, partial_0, ..., partial_{T-1})``;
+    * when ``tile`` divides ``n`` every chunk of ``x`` has a static type (as MLIR's
+      canonical form has); otherwise the last chunk is partial;
+    * it parses and verifies, and ``mlir-opt-22`` accepts and lowers it.
+
+    Constants: ``f32_literal`` writes them as MLIR does (infinities as bit patterns).
 
     >>> import numpy as np
     >>> from tinycomp.interp import interpret
-    >>> from tinycomp.ir import parse
-    >>> from tinycomp.passes.tiling.binding import why_not_bindable
     >>> module = parse(split_reduction_ir(10, 4))
-    >>> x = np.arange(10, dtype=np.float32)
-    >>> float(interpret(module, x, np.array(0.5, np.float32)))
+    >>> float(interpret(module, np.arange(10, dtype=np.float32), np.array(0.5, np.float32)))
     45.5
-    >>> loop = next(op for op in module.walk() if op.name == "scf.for")
-    >>> print(why_not_bindable(loop))
-    None
     """
     identities = {
         "arith.addf": 0.0,
@@ -307,13 +315,7 @@ def tile_iterations(op: Operation, tile_sizes: Sequence[int]) -> int:
     """The iterations of one full tile (a worked helper): the product of the tile sizes,
     each cut to its loop (0, or a size larger than the loop, means the whole loop).
 
-    >>> from tinycomp.ir import parse
-    >>> m = parse('''func.func @f(%a: tensor<10x8xf32>, %b: tensor<8x16xf32>,
-    ...                           %c: tensor<10x16xf32>) -> tensor<10x16xf32> {
-    ...   %mm = linalg.matmul ins(%a, %b : tensor<10x8xf32>, tensor<8x16xf32>)
-    ...                       outs(%c : tensor<10x16xf32>) -> tensor<10x16xf32>
-    ...   return %mm : tensor<10x16xf32> }''')
-    >>> tile_iterations(m.body.first_op.entry_block.first_op, [4, 32, 0])   # 4 * 16 * 8
+    >>> tile_iterations(example_matmul(), [4, 32, 0])   # 4 * 16 * 8
     512
     """
     return math.prod(_full_tile(op, tile_sizes))
@@ -326,22 +328,18 @@ def _full_tile(op: Operation, tile_sizes: Sequence[int]) -> list[int]:
 
 
 def footprint_bytes(op: Operation, tile_sizes: Sequence[int]) -> int:
-    """The bytes one full tile of ``op`` touches: what must fit in fast memory at once.
+    """The bytes one full tile of ``op`` touches: what must sit in fast memory at once
+    while it runs (chapter 06, section 1; footprints of a tile: chapter 02).
 
-    For every tensor operand (skip scalars, such as ``linalg.fill``'s value), the
-    footprint of the first tile through its indexing map, ``indexing_map.tile_footprint(
-    [0, ...], full)`` with ``full`` each loop's iterations in a full tile (the tile size
-    cut to the loop; the whole loop for 0), times the bytes of one element,
-    ``ceil(bitwidth(element_type(type)) / 8)``. Add them up; every operand counts, the
-    output too (its tile is accumulated in place).
+    Inputs: ``op`` a linalg op with static shapes, ``tile_sizes`` one per loop (0: not
+    tiled). The *full* tile is the first one, each loop's tile size cut to the loop.
 
-    >>> from tinycomp.ir import parse
-    >>> m = parse('''func.func @f(%a: tensor<10x8xf16>, %b: tensor<8x16xf16>,
-    ...                           %c: tensor<10x16xf32>) -> tensor<10x16xf32> {
-    ...   %mm = linalg.matmul ins(%a, %b : tensor<10x8xf16>, tensor<8x16xf16>)
-    ...                       outs(%c : tensor<10x16xf32>) -> tensor<10x16xf32>
-    ...   return %mm : tensor<10x16xf32> }''')
-    >>> footprint_bytes(m.body.first_op.entry_block.first_op, [4, 8, 0])  # 4x8x2 + 8x8x2 + 4x8x4
+    Output: the sum over the tensor operands (``ins`` and ``outs``: the output tile is
+    accumulated in place, so it is held too) of the elements of the box that operand's
+    indexing map reaches from the full tile, times the bytes of one element (rounded up
+    to whole bytes). Scalar operands take no fast memory.
+
+    >>> footprint_bytes(example_matmul(inputs="f16"), [4, 8, 0])   # 4x8x2 + 8x8x2 + 4x8x4
     320
     """
     full = _full_tile(op, tile_sizes)
@@ -358,30 +356,27 @@ def footprint_bytes(op: Operation, tile_sizes: Sequence[int]) -> int:
 def choose_tile_sizes(
     op: Operation, budget_bytes: int, min_parallel_tiles: int = 1
 ) -> tuple[int, ...]:
-    """The tile sizes with the most reuse whose tile fits in ``budget_bytes``.
+    """Tile sizes with the most reuse whose tile fits in ``budget_bytes`` (chapter 06,
+    section 1: a GPU block's shared memory, an NPU core's buffer).
 
-    Search every combination of ``candidate_tile_sizes`` (one per loop, from
-    ``op.static_loop_sizes()``; ``itertools.product``) and keep those that:
+    Inputs: ``op`` a linalg op with static shapes, the budget in bytes, and how many
+    hardware units need a tile each.
 
-    * fit: ``footprint_bytes(op, sizes) <= budget_bytes`` (shared memory, L1, UB);
-    * give every hardware unit a tile: the number of tiles along the *parallel* loops,
-      the product of ``ceil(N / T)`` over them, is at least ``min_parallel_tiles``
-      (reduction loops do not count: their tiles run one after the other).
+    Output: one size per loop, each from ``candidate_tile_sizes`` of that loop, such that
 
-    Among those return the one with the largest reuse, ``tile_iterations(op, sizes) /
-    footprint_bytes(op, sizes)``: work done per byte brought into fast memory (compare
-    with ``fractions.Fraction``, exactly; any of several equally good answers is
-    right). Raise ``ValueError`` saying the budget when no combination qualifies.
+    * the tile fits: ``footprint_bytes(op, sizes) <= budget_bytes``;
+    * every unit gets a tile: the tiles along the *parallel* loops number at least
+      ``min_parallel_tiles`` (the tiles of a reduction loop run one after the other, on
+      one unit);
+    * no other choice that meets both does more work per byte: reuse is
+      ``tile_iterations(op, sizes) / footprint_bytes(op, sizes)``, compared exactly
+      (``Fraction``); when several choices tie, any of them is right.
 
-    >>> from tinycomp.ir import parse
-    >>> m = parse('''func.func @f(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>,
-    ...                           %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
-    ...   %mm = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
-    ...                       outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
-    ...   return %mm : tensor<64x64xf32> }''')
-    >>> matmul = m.body.first_op.entry_block.first_op
-    >>> sizes = choose_tile_sizes(matmul, budget_bytes=16 * 1024, min_parallel_tiles=4)
-    >>> sizes, footprint_bytes(matmul, sizes)
+    ``ValueError``, saying the budget, when no choice fits.
+
+    >>> square = example_matmul(64, 64, 64)
+    >>> sizes = choose_tile_sizes(square, 16 * 1024, min_parallel_tiles=4)
+    >>> sizes, footprint_bytes(square, sizes)
     ((32, 32, 32), 12288)
     """
     loop_sizes = op.static_loop_sizes()
@@ -406,3 +401,61 @@ def choose_tile_sizes(
             f"{min_parallel_tiles} parallel tiles"
         )
     return best
+
+
+# -- Task 06.4 ------------------------------------------------------------------------------
+def fewest_tiles(op: Operation, buffer_bytes: int = 48 * 1024) -> tuple[int, ...]:
+    """Tile sizes with which every operand's slice fits a buffer of ``buffer_bytes`` of
+    its own, in as few tiles as possible (chapter 06, section 1, and the Task 06.4
+    paragraph at the end of the chapter).
+
+    Some units have one buffer per operand rather than one shared memory: an NPU's cube
+    unit reads its two inputs from two buffers and accumulates into a third. Each trip
+    through the tile loop nest loads a slice into each buffer, so fewer tiles means fewer
+    trips and fewer loads.
+
+    Inputs: ``op`` a linalg op with static shapes; ``buffer_bytes`` per operand.
+
+    Output: one tile size per loop (any integer from 0 to the loop's size; 0 is "not
+    tiled"), such that
+
+    * for every tensor operand on its own, the box its indexing map reaches from a full
+      tile, times the bytes of one element, is at most ``buffer_bytes``;
+    * the number of tiles, the product over *all* loops of ``ceil(N / T)`` (1 for a loop
+      that is not tiled), is the smallest any choice meeting the first rule can have.
+      Several choices may reach it: any of them is right.
+
+    ``ValueError``, saying the buffer size, when not even a tile of one iteration fits.
+
+    >>> fewest_tiles(example_matmul(), buffer_bytes=256)   # 2 x 2 x 1 = 4 tiles
+    (5, 8, 8)
+    """
+    loop_sizes = op.static_loop_sizes()
+    # A loop cut into c tiles needs tiles of at least ceil(N / c); the smallest such size
+    # has the smallest slices, so only those sizes need trying, one per possible count.
+    counts = [sorted({-(-n // t) for t in range(1, n + 1)}) for n in loop_sizes]
+    best: tuple[int, tuple[int, ...]] | None = None
+    for choice in itertools.product(*counts):
+        tiles = math.prod(choice)
+        if best is not None and tiles >= best[0]:
+            continue
+        sizes = tuple(-(-n // c) for n, c in zip(loop_sizes, choice, strict=True))
+        if all(size <= buffer_bytes for size in _operand_bytes(op, sizes)):
+            best = (tiles, sizes)
+    if best is None:
+        raise ValueError(
+            f"no tile of {op.name} fits buffers of {buffer_bytes} bytes, one per operand"
+        )
+    return best[1]
+
+
+def _operand_bytes(op: Operation, tile_sizes: Sequence[int]) -> list[int]:
+    """The bytes of each tensor operand's full-tile box."""
+    full = _full_tile(op, tile_sizes)
+    found = []
+    for operand, indexing_map in zip(op.operands, op.indexing_maps(), strict=True):
+        if isinstance(operand.type, ShapedType):
+            box = indexing_map.tile_footprint([0] * len(full), full)
+            element_bytes = math.ceil(bitwidth(element_type(operand.type)) / 8)
+            found.append(math.prod(box.sizes) * element_bytes)
+    return found

@@ -2,35 +2,38 @@
 
 Tensors are values: ``%r = linalg.generic ... outs(%e)`` leaves ``%e`` alone and
 returns a new tensor. To run, every value needs memory, and bufferization chooses it:
-an op may write its result into its destination's buffer (*in place*) unless some
-later op still reads what was there (a *read-after-write conflict*); temporaries whose
-lives do not overlap may share memory. The library's passes are in
-``tinycomp/passes/bufferize/`` (``one-shot-bufferize``, ``buffer-reuse``,
-``buffer-deallocation``). Three tasks, each plugging into them:
+an op may write its result into its destination's buffer (*in place*) unless some op
+still needs what was there; temporaries whose lives do not overlap may share memory.
+Four tasks, each checked by plugging your code into the real pipeline:
 
-1. ``conflicts`` and ``decide_in_place``: One-Shot Bufferize's in-place analysis for
-   straight-line tensor programs, bottom-up, with the conflicting read for every copy.
-   The worked pass ``MyOneShotBufferize`` rewrites the IR to memrefs with your
-   decisions, through the library's bufferizer.
-2. ``live_intervals`` and ``peak_bytes``: when each buffer of a bufferized function
-   is live (from its ``memref.alloc`` to its last use, loops and views included), and
-   the most bytes the function holds at once.
+1. ``conflicts`` and ``decide_in_place``: the in-place decisions of One-Shot Bufferize
+   for straight-line tensor programs (sections 3 and 4). The worked pass
+   ``MyOneShotBufferize`` rewrites the IR to memrefs with your decisions, through the
+   library's bufferizer, and the result runs in the interpreter against the tensor
+   program.
+2. ``live_intervals`` and ``peak_bytes``: when each buffer of a bufferized function is
+   live, and the most bytes it holds at once (section 6). Buffers freed where your
+   liveness says they die must never be used again.
 3. ``assign_slots`` and ``StaticMemoryPlan``: a static memory plan for a target with no
-   ``malloc`` (GPU shared memory, an NPU's unified buffer): buffers whose live ranges
-   do not overlap share one allocation, in as few bytes as possible, and the plan must
-   fit a budget.
+   ``malloc`` (GPU shared memory, an NPU's unified buffer): buffers whose lives do not
+   overlap share one allocation, in as few bytes as possible, under a budget
+   (section 7).
+4. ``arena_offsets``: an open problem under a budget: buffers of any size placed at byte
+   offsets in one arena, within 10% of the smallest arena possible.
 
-Run your code in the pipeline (see the notebook's last cells):
+The library's passes (``tinycomp/passes/bufferize/``) compute these things too; the
+grader does not let your code call them while it answers. Fill in each TODO, then run
+``tinycomp grade ch07``; the notebook's last cell runs your code in the pipeline:
 ``CompileOptions(extra_passes={"tiled": [MyOneShotBufferize()]})`` bufferizes with your
 decisions, ``extra_passes={"bufferized": [StaticMemoryPlan(budget)]}`` plans memory after
-the library's passes. Fill in each TODO in ``exercises/ch07_bufferization.py``, then run
-``tinycomp grade ch07``.
+the library's passes.
 """
 
 from __future__ import annotations
 
-# Everything the tasks need is imported for you ("noqa: F401" keeps the linter quiet about
-# the names your code does not use yet).
+# The building blocks the tasks may need ("noqa: F401" keeps the linter quiet about the
+# names your code does not use yet).
+import itertools  # noqa: F401
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -40,10 +43,7 @@ from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.ir.effects import MEMREF_VIEW_OPS, has_unknown_effects  # noqa: F401
 from tinycomp.ir.naming import SSANames
 from tinycomp.passes import Pass, PassError
-from tinycomp.passes.bufferize import (
-    LiveInterval,
-    buffer_results_to_out_params,
-)
+from tinycomp.passes.bufferize import LiveInterval, buffer_results_to_out_params
 from tinycomp.passes.bufferize.alias_sets import ValueSets  # noqa: F401
 from tinycomp.passes.bufferize.aliasing import (  # noqa: F401
     has_undefined_contents,
@@ -52,7 +52,6 @@ from tinycomp.passes.bufferize.aliasing import (  # noqa: F401
 )
 from tinycomp.passes.bufferize.bufferizer import Bufferizer
 from tinycomp.passes.bufferize.empty_tensors import split_shared_empty_tensors
-from tinycomp.passes.bufferize.liveness import OpIndices, buffer_liveness
 from tinycomp.passes.bufferize.memref_types import buffer_bytes  # noqa: F401
 from tinycomp.passes.bufferize.program_order import ProgramOrder
 from tinycomp.rewrite import PatternRewriter  # noqa: F401
@@ -63,6 +62,8 @@ __all__ = [
     "MyOneShotBufferize",
     "StaticMemoryPlan",
     "Verdict",
+    "arena_offsets",
+    "arena_size",
     "assign_slots",
     "block_buffers",
     "conflicts",
@@ -101,34 +102,34 @@ class Verdict:
     reason: str
     """Your words, shown in the feedback (``"copy: %a is read later by ..."``)."""
     conflicting_read: Use | None = None
-    """For a copy forced by a read-after-write conflict: the read that would have seen
+    """For a copy forced by a read-after-write conflict: a read that would have seen
     the write too early (``Use(reader, operand index)``); ``None`` otherwise."""
 
 
 def conflicts(write: Use, read: Use, position: dict[Operation, int]) -> bool:
-    """Whether ``read`` (a use that reads a tensor) would see the buffer already
-    overwritten by ``write`` (an operand written in place into the same buffer), in a
-    straight-line function whose ops are numbered by ``position``.
+    """Whether ``read`` would see the wrong contents if ``write`` were done in place
+    (chapter 07, section 3: the read-after-write conflict).
 
-    The rules, in this order (value = ``read.user.operands[read.index]``):
+    Inputs, in a straight-line function (linalg ops on tensors, ``tensor.empty``,
+    ``arith``, ``func.return``): ``write = Use(op, index)`` is an operand ``op`` would
+    write in place, so its result would take that operand's buffer; ``read = Use(reader,
+    index)`` is a use that reads a tensor value living in that same buffer; ``position``
+    numbers the ops in the order they run.
 
-    1. The value comes from ``tensor.empty`` (``has_undefined_contents``): its contents
-       are undefined, nobody can miss them: no conflict.
-    2. The write and the read are one op (``write.user is read.user``):
+    Output: ``True`` when, with the buffer overwritten by ``write``, the buffer may no
+    longer hold the value ``read`` names (every use means the tensor *value* it names:
+    tensor semantics), so that ``read`` would see other numbers.
 
-       a. the same operand (an ``outs`` whose old element the payload reads, as in
-          ``C += A * B``): each element is read before it is written: no conflict;
-       b. an input (``read.index < op.num_inputs``) of an op whose iterators are all
-          ``"parallel"``, read through the same indexing map as the written output, a
-          permutation: element ``i`` is read and then written by the same iteration:
-          no conflict;
-       c. any other pair: a conflict (the op reads elements it has already overwritten).
-    3. The read comes after the write (``position[read.user] > position[write.user]``)
-       and the value it reads was defined before the write (a function argument counts
-       as defined before every op; a result at its op's position): a conflict. The
-       reader wants the old contents, and they are gone.
-    4. Otherwise no conflict (the reader runs before the write, or it reads a value
-       made by the write or after it).
+    What the ops do, the facts to reason from:
+
+    * ops run one at a time in ``position`` order; a value exists from the op that
+      defines it (a function argument: from before the first op);
+    * a linalg op's iterations may run in any order; each reads its elements (inputs,
+      and the old element of an output when the payload uses it) and then writes its
+      output element. Reading the old element of the very operand it writes is how it
+      accumulates (``C += A * B``): that is what the op means;
+    * a ``tensor.empty`` has no contents (``has_undefined_contents``): nobody can miss
+      them.
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''func.func @f(%x: tensor<4xf32>, %v: f32) -> (tensor<4xf32>, tensor<4xf32>) {
@@ -167,36 +168,24 @@ def _defined_at(value: Value, position: dict[Operation, int]) -> int:
 
 
 def decide_in_place(function: FuncOp, writable_arguments: bool = False) -> list[Verdict]:
-    """One-Shot Bufferize's in-place analysis of a straight-line ``function`` (function
-    arguments, ``arith`` ops, ``tensor.empty``, linalg ops on tensors, ``func.return``):
-    one ``Verdict`` per written operand, in the order decided.
+    """One-Shot Bufferize's in-place decisions for a straight-line ``function``
+    (chapter 07, sections 3 and 4): one ``Verdict`` per operand a linalg op writes (its
+    tensor ``outs``: ``writable_operands``), in the order they are decided.
 
-    The algorithm (``tinycomp/passes/bufferize/inplace_analysis.py`` does it for loops
-    and slices too):
+    The policy the verdicts follow (One-Shot Bufferize's, with its default heuristic):
 
-    1. Number the ops of the entry block: ``position[op]``, from 0.
-    2. Keep ``buffers = ValueSets()``, the sets of values that share one buffer (so far
-       every value is alone), and ``in_place``, the set of ``Use(op, index)`` decided
-       in place so far.
-    3. Visit the ops **last first** (bottom-up: a write is decided after every later op
-       that might read its buffer), and each written operand ``index`` of an op in
-       ``writable_operands(op)`` (a linalg op's tensor ``outs``). Its result is
-       ``op.results[index - op.num_inputs]``.
-    4. ``members = buffers.merged_members(operand, result)``: the values that would
-       share the buffer if the write were in place.
-    5. Copy if a member is a function argument, unless ``writable_arguments``: the
-       caller's memory is read-only (``conflicting_read`` stays ``None``).
-    6. Copy if another written operand of the same op is already in place with its
-       operand among ``members`` (``outs(%e, %e)``: two results, one buffer).
-    7. Copy if a read conflicts: the reads are ``[use for value in members for use in
-       value.uses if reads_operand(use.user, use.index)]``, sorted by the reader's
-       position (a stable sort); the writes are this one first, then the in-place
-       writes into the same buffer decided earlier, ``[use for value in members for
-       use in value.uses if use in in_place]``. The first pair (write, read), writes in
-       the outer loop, for which ``conflicts(write, read, position)`` holds gives the
-       ``conflicting_read``.
-    8. No reason to copy: in place. Add the ``Use`` to ``in_place`` and join the sets:
-       ``buffers.union(operand, result)``.
+    * decisions go **last op first** (bottom-up), and each op's written operands in
+      operand order; a decision, once made, stands;
+    * a write is in place unless, given the in-place writes decided so far, it would
+      put a function argument into its buffer (the caller's memory is read-only, unless
+      ``writable_arguments``), or make two results of one op share one buffer, or let
+      some read of a value in that buffer conflict (``conflicts``) with this write or
+      with an earlier in-place write into it. No copy without one of these reasons;
+    * "its buffer" is every value that would share memory once this write is in place:
+      the operand, the result, and whatever already shares a buffer with either
+      (``ValueSets`` keeps such sets);
+    * a copy forced by a conflict names a conflicting read (any one of them is right);
+      the other verdicts leave ``conflicting_read`` as ``None``.
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''
@@ -350,8 +339,8 @@ class MyOneShotBufferize(Pass):
 
 # -- Task 07.2 ---------------------------------------------------------------------------------
 ESCAPING_USERS = (
-    "func.return", "func.call", "scf.yield", "scf.for", "scf.while", "scf.if", "affine.for",
-    "affine.yield", "cf.br", "cf.cond_br",
+    "func.return", "func.call", "scf.yield", "scf.for", "scf.while", "scf.if", "scf.parallel",
+    "scf.execute_region", "affine.for", "affine.yield", "cf.br", "cf.cond_br",
 )  # fmt: skip
 """Ops that pass a buffer they use on to other code: liveness cannot follow it there."""
 
@@ -401,23 +390,26 @@ def _in_block(op: Operation, block) -> Operation | None:
 
 
 def live_intervals(function: FuncOp) -> list[LiveInterval]:
-    """One ``LiveInterval(name, start, end, bytes)`` per ``memref.alloc`` of the
-    bufferized ``function``, in walk order: its printed name, the op index of the alloc,
-    the op index where it dies, and ``buffer_bytes`` of its type (``None`` if dynamic).
+    """When each buffer of a bufferized ``function`` is live (chapter 07, section 6): one
+    ``LiveInterval(name, start, end, bytes)`` per ``memref.alloc``, in walk order.
 
-    **Op indices** number the ops of the function in a pre-order walk (an op before the
-    ops nested in it), counting from 1, skipping ``memref.dealloc`` and not entering
-    linalg ops (their payload is part of them). ``end`` of an op is the index of the
-    last op inside it (its own index when it has none).
+    **Op indices** are the positions the chapter's reports and charts use: the ops of
+    the function in a pre-order walk (an op before the ops nested in it), counting from
+    1, ``memref.dealloc`` not counted, linalg payloads not entered (a linalg op is one
+    op). An op *ends* at the index of the last op nested in it (its own index if none).
 
-    Where a buffer dies: take the buffer and all its views (``memref.subview`` and the
-    other ``MEMREF_VIEW_OPS``, whose operand #0 it is, transitively). Each user of those
-    values (``memref.dealloc`` excepted) is lifted to the op that contains it in the
-    alloc's own block: a use inside a loop is a use by the whole loop, which must keep
-    the buffer for every iteration. The buffer dies at the ``end`` of the last of
-    those ops (at the alloc itself when nothing uses it). It **escapes**, and lives to
-    the function's last index, when a user is in ``ESCAPING_USERS`` or has unknown
-    memory effects (``has_unknown_effects``), or lies outside the alloc's block.
+    Output per alloc: ``name`` as ``printed_name`` gives it, ``start`` the alloc's
+    index, ``bytes`` from ``buffer_bytes`` (``None`` for a dynamic shape), and ``end``:
+
+    * the last op index at which the buffer may still be read or written, directly or
+      through a view of it (``MEMREF_VIEW_OPS`` make views of their operand #0; views of
+      views too); ``memref.dealloc`` is not a use;
+    * a buffer used inside a loop (or any op with a body) of the alloc's block must stay
+      until that op ends: the body may run again;
+    * a buffer *escapes* when something takes it where liveness cannot follow (an op in
+      ``ESCAPING_USERS``, an op with unknown effects, ``has_unknown_effects``, or any use
+      outside the alloc's own block): it lives to the function's last index;
+    * a buffer nobody uses dies at its alloc.
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''func.func @f(%v: f32, %out: memref<4xf32>) {
@@ -450,14 +442,15 @@ def live_intervals(function: FuncOp) -> list[LiveInterval]:
 
 
 def peak_bytes(function: FuncOp) -> int:
-    """The most bytes the bufferized ``function`` holds at one op index.
+    """The most bytes the bufferized ``function`` holds at one op index (chapter 07,
+    section 6: the peak of the liveness charts and of ``BufferizationReport``).
 
-    A buffer is *held* from its ``memref.alloc`` to the op just before its first
-    ``memref.dealloc`` in the alloc's own block (the ``end`` of the last op before it,
-    deallocs skipped; the alloc itself if there is none), or to the function's last
-    index when nothing in that block frees it. At each op index ``1..last``, add up the
-    bytes of the buffers held there (dynamic sizes count 0); return the largest sum (0
-    without allocations). An allocation inside a loop counts once.
+    A buffer is *held* from its ``memref.alloc`` through every op before its first
+    ``memref.dealloc`` in the alloc's own block, or to the function's last index when
+    nothing in that block frees it. The result is the largest sum, over op indices
+    ``1..last``, of the bytes of the buffers held there (dynamic sizes count 0; 0
+    without allocations). An alloc inside a loop counts once: one iteration's buffer
+    at a time.
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''func.func @f(%v: f32, %out: memref<4xf32>) {
@@ -506,24 +499,22 @@ class Buffer:
 
 
 def assign_slots(buffers: Sequence[Buffer]) -> list[int]:
-    """A slot number for each buffer (``0, 1, 2...``), so that
+    """A slot number for each buffer (``0, 1, 2...``): a slot is one allocation, used by
+    its buffers in turn (chapter 07, section 7, ``buffer-reuse``; Task 07.3 asks for the
+    smallest such plan).
+
+    The plan must keep:
 
     * buffers in one slot have the same ``type`` (a slot is one allocation of one type);
-    * no two buffers in one slot are live at once: one's ``end`` is before the other's
-      ``start`` (``a.end < b.start``);
-    * the plan is as small as possible: the sum over slots of their ``bytes``.
-
-    Visit the buffers by ``start`` (ties: in the given order). Give each one a slot of
-    its type whose current holder is dead (its last buffer's ``end`` is before this
-    ``start``); open a new slot when there is none. Any free slot will do: with the
-    buffers visited by start, this uses for each type exactly as many slots as there
-    are buffers of that type live at the busiest op index, which no plan can beat.
-    (Visiting in another order can waste slots: try it.)
+    * no two buffers in one slot are live at the same op index (``a.end < b.start`` or
+      ``b.end < a.start``);
+    * its bytes, the sum over slots of the bytes of one buffer of the slot, are as few
+      as any plan that keeps the first two rules can have.
 
     >>> a = Buffer("%a", 1, 4, 64, "memref<16xf32>")
     >>> b = Buffer("%b", 3, 6, 64, "memref<16xf32>")
     >>> c = Buffer("%c", 5, 7, 64, "memref<16xf32>")
-    >>> assign_slots([a, b, c])
+    >>> assign_slots([a, b, c])   # %a and %c share: 128 bytes
     [0, 1, 0]
     """
     order = sorted(range(len(buffers)), key=lambda number: buffers[number].start)
@@ -550,8 +541,9 @@ def assign_slots(buffers: Sequence[Buffer]) -> list[int]:
 
 def block_buffers(block) -> list[tuple[Operation, Buffer]]:
     """The ``memref.alloc`` ops of ``block`` that a plan may place, each with its
-    ``Buffer`` (live range in op indices): statically shaped, not escaping the block.
-    Uses the library's liveness (``tinycomp/passes/bufferize/liveness.py``).
+    ``Buffer``: statically shaped and not escaping (a worked helper). The live ranges
+    come from your Task 07.2 ``live_intervals`` (the grader of Task 07.3 hands it the
+    library's liveness, so the two tasks are graded apart).
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''func.func @f(%v: f32) -> memref<2xf32> {
@@ -565,42 +557,53 @@ def block_buffers(block) -> list[tuple[Operation, Buffer]]:
     function = block.parent_op()
     while function.name != "func.func":
         function = function.parent_op()
-    indices = OpIndices(function)
+    allocs = [op for op in function.walk() if op.name == "memref.alloc"]
+    last = _last_index(function)
     placed = []
-    for alloc in [op for op in block.ops if op.name == "memref.alloc"]:
-        liveness = buffer_liveness(alloc)
+    for alloc, interval in zip(allocs, live_intervals(function), strict=True):
         memref_type = alloc.results[0].type
-        if liveness.escapes or not memref_type.has_static_shape:
+        escapes = interval.end >= last  # an escaping buffer lives to the last index
+        if alloc.parent is not block or escapes or not memref_type.has_static_shape:
             continue
-        start, end = indices.interval(liveness)
-        size = buffer_bytes(memref_type)
-        placed.append(
-            (alloc, Buffer(printed_name(alloc.results[0]), start, end, size, str(memref_type)))
+        buffer = Buffer(
+            interval.name, interval.start, interval.end, interval.bytes, str(memref_type)
         )
+        placed.append((alloc, buffer))
     return placed
 
 
+def _last_index(function: FuncOp) -> int:
+    """The op index of the function's last op: every op of its body, deallocs and the
+    payloads of linalg ops not counted."""
+    count = 0
+    for op in function.walk():
+        inside_linalg = False
+        parent = op.parent_op()
+        while parent is not None and parent is not function:
+            inside_linalg = inside_linalg or isinstance(parent, StructuredOp)
+            parent = parent.parent_op()
+        if op is not function and op.name != "memref.dealloc" and not inside_linalg:
+            count += 1
+    return count
+
+
 class StaticMemoryPlan(Pass):
-    """Place the buffers of every block into shared slots (``assign_slots``) and check
-    the plan against a memory ``budget`` in bytes (``None``: no budget).
+    """A pass that puts the buffers of every block into shared slots (``assign_slots``)
+    and checks the plan against a memory ``budget`` in bytes (``None``: no budget).
 
-    For each block that allocates, with ``placed = block_buffers(block)``:
+    The contract, per block that allocates (``block_buffers(block)`` are the buffers it
+    may place):
 
-    1. ``slots = assign_slots([buffer for _, buffer in placed])``.
-    2. The plan needs the sum, over slots, of the bytes of one buffer of the slot. If
-       that is over ``budget``, raise ``PassError`` with a message that names both
-       numbers, e.g. ``f"{self.name}: the buffers need {need} bytes, over the budget of
-       {budget} bytes"``, before changing anything.
-    3. In each slot the first buffer (smallest ``start``) keeps its ``memref.alloc``;
-       every other buffer of the slot uses it instead
-       (``rewriter.replace_all_uses_with(alloc.results[0], kept.results[0])``), and its
-       ``memref.alloc`` is erased (``rewriter.erase_op``). The memory stays allocated
-       until the slot's last buffer dies: if the program already frees buffers
-       (``memref.dealloc`` after ``buffer-deallocation``), erase the deallocs of every
-       buffer of the slot but the last one (do it before replacing the uses, while each
-       dealloc still names its own buffer).
-    4. Count ``statistics["allocations shared"]`` (allocs erased) and
-       ``statistics["bytes planned"]`` (the plan's bytes, all blocks added).
+    * if the plan (the sum over its slots of one buffer's bytes) needs more than
+      ``budget`` bytes, raise ``PassError`` naming both numbers, before changing the IR;
+    * otherwise each slot becomes one ``memref.alloc``, which every buffer of the slot
+      uses in its turn; the other allocs of the slot are gone (``PatternRewriter``'s
+      ``replace_all_uses_with`` and ``erase_op`` do the rewriting);
+    * the program computes what it computed before (the grader runs it), and if it
+      freed its buffers (``memref.dealloc``, after ``buffer-deallocation``) it still
+      frees each slot exactly once, after its last buffer's last use;
+    * ``statistics["allocations shared"]`` counts the allocs removed and
+      ``statistics["bytes planned"]`` the plan's bytes, all blocks added.
 
     >>> StaticMemoryPlan(budget=4096).budget
     4096
@@ -641,3 +644,99 @@ class StaticMemoryPlan(Pass):
                     rewriter.replace_all_uses_with(alloc.results[0], kept.results[0])
                     rewriter.erase_op(alloc)
                     self.statistics["allocations shared"] += 1
+
+
+# -- Task 07.4 ---------------------------------------------------------------------------------
+def arena_size(buffers: Sequence[Buffer], offsets: Sequence[int]) -> int:
+    """The bytes an arena needs for ``buffers`` placed at ``offsets`` (a worked helper):
+    the end of the buffer that reaches furthest (0 without buffers).
+
+    >>> arena_size([Buffer("%a", 1, 2, 64, "memref<16xf32>")], [32])
+    96
+    """
+    return max((o + b.bytes for o, b in zip(offsets, buffers, strict=True)), default=0)
+
+
+def arena_offsets(buffers: Sequence[Buffer]) -> list[int]:
+    """A byte offset for each buffer in one arena, so that buffers live at the same time
+    never overlap, in an arena within 10% of the smallest possible (chapter 07, section
+    7, and the Task 07.4 paragraph at the end of the chapter).
+
+    An NPU core's unified buffer or a GPU block's shared memory is one stretch of bytes
+    that the compiler divides up before the kernel runs. Unlike ``assign_slots``,
+    buffers of different sizes and types may use the same bytes at different times.
+
+    Output: one offset ``>= 0`` per buffer, in the given order, such that
+
+    * two buffers live at a common op index (their ``start..end`` ranges overlap) have
+      disjoint byte ranges ``[offset, offset + bytes)``;
+    * ``arena_size(buffers, offsets)`` is at most 1.1 times the smallest arena size of
+      any placement that keeps the first rule.
+
+    >>> a = Buffer("%a", 1, 3, 64, "memref<16xf32>")
+    >>> b = Buffer("%b", 2, 5, 32, "memref<8xf32>")
+    >>> c = Buffer("%c", 4, 6, 64, "memref<4x4xf32>")
+    >>> offsets = arena_offsets([a, b, c])   # %c reuses %a's bytes: 96 in all
+    >>> arena_size([a, b, c], offsets)
+    96
+    """
+    order_keys = [
+        lambda b: (-b.bytes, b.start),  # biggest first: the small ones fill the gaps
+        lambda b: (b.start, -b.bytes),  # in program order
+        lambda b: (-(b.end - b.start + 1) * b.bytes, b.start),  # the most byte-ops first
+        lambda b: (-(b.end - b.start), -b.bytes),  # the longest-lived first
+    ]
+    best: list[int] | None = None
+    for key in order_keys:
+        order = sorted(range(len(buffers)), key=lambda number: key(buffers[number]))
+        offsets = _first_fit(buffers, order)
+        if best is None or arena_size(buffers, offsets) < arena_size(buffers, best):
+            best = offsets
+    if best is not None and len(buffers) <= 8 and arena_size(buffers, best) > _live_peak(buffers):
+        best = _best_order(buffers, best)  # small: try every order (first fit in the
+        # order of an optimal placement's offsets rebuilds it, or better)
+    return best or []
+
+
+def _overlap(a: Buffer, b: Buffer) -> bool:
+    return not (a.end < b.start or b.end < a.start)
+
+
+def _first_fit(buffers: Sequence[Buffer], order: Sequence[int]) -> list[int]:
+    """Each buffer, in ``order``, at the lowest offset free of the buffers placed so far
+    that are live at the same time."""
+    offsets: list[int | None] = [None] * len(buffers)
+    for number in order:
+        buffer = buffers[number]
+        busy = sorted(
+            (offsets[other], offsets[other] + buffers[other].bytes)
+            for other in range(len(buffers))
+            if offsets[other] is not None and _overlap(buffer, buffers[other])
+        )
+        at = 0
+        for low, high in busy:
+            if at + buffer.bytes <= low:
+                break
+            at = max(at, high)
+        offsets[number] = at
+    return [int(o) for o in offsets]
+
+
+def _live_peak(buffers: Sequence[Buffer]) -> int:
+    """The most bytes live at one op index: no arena can be smaller."""
+    return max((sum(b.bytes for b in buffers if b.start <= s <= b.end) for s in
+                {b.start for b in buffers}), default=0)  # fmt: skip
+
+
+def _best_order(buffers: Sequence[Buffer], start: list[int]) -> list[int]:
+    """First fit over every order of a small set, keeping the smallest arena."""
+    best, best_size = start, arena_size(buffers, start)
+    floor = _live_peak(buffers)
+    for order in itertools.permutations(range(len(buffers))):
+        offsets = _first_fit(buffers, order)
+        size = arena_size(buffers, offsets)
+        if size < best_size:
+            best, best_size = offsets, size
+            if size == floor:
+                break
+    return best

@@ -1,18 +1,32 @@
-"""Graded tests for chapter 03 (`ch03_rewrites_and_passes.py`): two patterns and a DCE pass.
+"""Graded tests for chapter 03 (`ch03_rewrites_and_passes.py`): patterns, a DCE pass and an
+open simplification task.
 
 Each test carries its task's marker; `impl` is the module under test (see conftest.py).
 
 The patterns run in the real greedy driver (`apply_patterns_greedily`) on their own: the
 library's canonicalization patterns are not there to help. Every rewritten module must
-verify and equal the reference up to SSA names, and the reference interpreter runs it
-before and after on random inputs (NaN, infinities and -0.0 included for floats): the
-results must agree bit for bit. The DCE pass must print exactly what the library's
-`DCEPass` prints on random modules, and keep every op with a side effect.
+verify, and the reference interpreter runs it before and after on random inputs (NaN,
+infinities and -0.0 included for floats): the results must agree bit for bit. Where a task
+has one answer, the IR is compared with it up to SSA names (after merging equal
+`tensor.empty` ops, so that any init tensor of the right type is accepted); the DCE pass must
+leave exactly the ops the library's `DCEPass` leaves, and keep every op with a side effect.
+Task 03.4 is open: any pipeline is fine if the result computes the same bits with no more
+ops than the budget, counted on random programs.
+
+While the student's code runs, the library's own implementation of the task at hand
+(`MulIOne`, `TransposeOfTranspose`, `compose_permutations`, `is_trivially_dead`, `DCEPass`,
+...) refuses to run, and a call to it fails the task with a message that says so.
 """
 
 from __future__ import annotations
 
 import itertools
+import sys
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -37,7 +51,7 @@ from tinycomp.ir import (
     verify,
 )
 from tinycomp.ir.printer import print_op_summary
-from tinycomp.passes import DCEPass, canonicalize
+from tinycomp.passes import CSEPass, DCEPass, canonicalization_patterns, canonicalize
 from tinycomp.rewrite import (
     PatternRewriter,
     RewriteError,
@@ -45,11 +59,93 @@ from tinycomp.rewrite import (
     apply_patterns_greedily,
     is_constant_float,
     is_constant_int,
+    is_trivially_dead,
 )
 
 task03_1 = pytest.mark.task03_1
 task03_2 = pytest.mark.task03_2
 task03_3 = pytest.mark.task03_3
+
+
+# -- the library's own answers are off limits ------------------------------------------------
+@contextmanager
+def without_library(
+    what: str, impl: ModuleType, task: str, targets: dict[str, object]
+) -> Iterator[None]:
+    """Make the library's own implementation of ``task`` refuse to run inside the block.
+
+    ``targets`` maps a name for the feedback to a function, or to a method given as
+    ``(class, method name)``. Each one is replaced, wherever the library or the student's
+    module holds it, by a stand-in that records the call and raises; when the block ends,
+    a recorded call fails the test, even if the student's code caught the exception.
+    """
+    calls: list[str] = []
+
+    def refusal(label: str):
+        def refuse(*args, **kwargs):
+            calls.append(label + _where_in(impl))
+            raise GradingFailure(f"{what} called the library's {label}")
+
+        return refuse
+
+    with pytest.MonkeyPatch.context() as patch:
+        for label, target in targets.items():
+            if isinstance(target, tuple):
+                owner, name = target
+                original = owner.__dict__.get(name, getattr(owner, name))
+                patch.setattr(owner, name, refusal(label))
+            else:
+                original = target
+                for module in list(sys.modules.values()):
+                    for key, value in list(getattr(module, "__dict__", {}).items()):
+                        if value is original and module.__name__.startswith("tinycomp"):
+                            patch.setattr(module, key, refusal(label))
+            for key, value in list(vars(impl).items()):  # the student's own names for it
+                if value is original:
+                    patch.setattr(impl, key, refusal(label))
+                elif isinstance(value, type) and value.__module__ == impl.__name__:
+                    for attribute, member in list(vars(value).items()):
+                        if member is original:
+                            patch.setattr(value, attribute, refusal(label))
+        try:
+            yield
+        finally:
+            if calls:
+                raise GradingFailure(
+                    f"{what}: your code called the library's {calls[0]}, which is the answer "
+                    f"to {task}; write it yourself from the building blocks the exercise file "
+                    "imports"
+                ) from None
+
+
+def _where_in(impl: ModuleType) -> str:
+    """`` (from exercises/chNN.py:LINE: source)``: the student's innermost line on the stack."""
+    mine = [f for f in traceback.extract_stack() if f.filename == impl.__file__]
+    if not mine:
+        return ""
+    frame = mine[-1]
+    where = f"{Path(frame.filename).parent.name}/{Path(frame.filename).name}:{frame.lineno}"
+    return f" (at {where}: {(frame.line or '').strip()})"
+
+
+LIBRARY_PATTERNS = {type(p).__name__: type(p) for p in canonicalization_patterns()}
+LIBRARY_MUL_BY_ONE = {
+    "MulIOne pattern": (LIBRARY_PATTERNS["MulIOne"], "match_and_rewrite"),
+    "MulFOne pattern": (LIBRARY_PATTERNS["MulFOne"], "match_and_rewrite"),
+    "CanonicalizePass": (canonicalize.CanonicalizePass, "run"),
+}
+LIBRARY_TRANSPOSES = {
+    "compose_permutations (tinycomp.passes.canonicalize.linalg)": (
+        canonicalize.linalg.compose_permutations
+    ),
+    "TransposeOfTranspose pattern": (canonicalize.TransposeOfTranspose, "match_and_rewrite"),
+    "ComposeTransposes pattern": (canonicalize.ComposeTransposes, "match_and_rewrite"),
+    "CanonicalizePass": (canonicalize.CanonicalizePass, "run"),
+}
+LIBRARY_DCE = {
+    "is_trivially_dead": is_trivially_dead,
+    "DCEPass": (DCEPass, "run"),
+}
 
 
 # -- running the greedy driver -----------------------------------------------------------
@@ -257,7 +353,8 @@ def test_mul_by_one_on_golden_ir(impl, case):
     before_text, expected_text = MUL_CASES[case]
     module = parse(before_text)
     what = f"apply_patterns_greedily(@f of case '{case}', mul_by_one_patterns())"
-    apply_patterns(what, module, impl.mul_by_one_patterns(), before_text)
+    with without_library(what, impl, "Task 03.1", LIBRARY_MUL_BY_ONE):
+        apply_patterns(what, module, impl.mul_by_one_patterns(), before_text)
     expect_verifies(what, module, before_text)
     try:
         expect_no_multiplication_by_one(what, module)
@@ -320,7 +417,8 @@ def test_pattern_rewrites_through_the_rewriter(impl, pattern_name):
         module, op = contract_module(op_text)
         replacement = module.body.first_op.arguments[argument]
         what = f"{pattern_name}().match_and_rewrite(`{op_text}`, rewriter)"
-        answer, listener = call_pattern(getattr(impl, pattern_name)(), op)
+        with without_library(what, impl, "Task 03.1", LIBRARY_MUL_BY_ONE):
+            answer, listener = call_pattern(getattr(impl, pattern_name)(), op)
         expect_equal(f"{what} returned", answer, True)
         reader = function_ops(module)[-2]
         if op.parent is not None:
@@ -351,7 +449,8 @@ def test_pattern_leaves_other_ops_alone(impl, pattern_name):
         module, op = contract_module(op_text)
         before = print_ir(module)
         what = f"{pattern_name}().match_and_rewrite(`{op_text}`, rewriter)"
-        answer, listener = call_pattern(getattr(impl, pattern_name)(), op)
+        with without_library(what, impl, "Task 03.1", LIBRARY_MUL_BY_ONE):
+            answer, listener = call_pattern(getattr(impl, pattern_name)(), op)
         if answer is not False:
             raise GradingFailure(
                 f"{what}: expected False (no match: {why}), found {answer!r}"
@@ -416,7 +515,8 @@ def test_mul_by_one_on_random_modules(impl):
         text = random_mul_module(rng)
         module = parse(text)
         what = f"random module #{number}"
-        apply_patterns(what, module, impl.mul_by_one_patterns(), text)
+        with without_library(what, impl, "Task 03.1", LIBRARY_MUL_BY_ONE):
+            apply_patterns(what, module, impl.mul_by_one_patterns(), text)
         expect_verifies(what, module, text)
         expect_no_multiplication_by_one(what, module)
         expect_same_behaviour(what, text, module, rng, trials=3)
@@ -436,8 +536,9 @@ def test_mul_by_one_on_random_modules(impl):
     ],
 )
 def test_compose_permutations(impl, first, second, expected):
-    found = impl.compose_permutations(first, second)
     what = f"compose_permutations({first}, {second})"
+    with without_library(what, impl, "Task 03.2", LIBRARY_TRANSPOSES):
+        found = impl.compose_permutations(first, second)
     expect_instance(what, found, tuple, "a tuple of ints (a list never equals a tuple)")
     if found != expected:
         raise GradingFailure(
@@ -454,7 +555,9 @@ def test_compose_permutations_agrees_with_numpy(impl):
         x = rng.standard_normal(tuple(range(2, 2 + rank)))
         for _ in range(8):
             p, q = tuple(rng.permutation(rank).tolist()), tuple(rng.permutation(rank).tolist())
-            r = tuple(int(v) for v in impl.compose_permutations(p, q))
+            what = f"compose_permutations({p}, {q})"
+            with without_library(what, impl, "Task 03.2", LIBRARY_TRANSPOSES):
+                r = tuple(int(v) for v in impl.compose_permutations(p, q))
             expected = np.transpose(np.transpose(x, p), q)
             if sorted(r) != list(range(rank)) or not np.array_equal(np.transpose(x, r), expected):
                 raise GradingFailure(
@@ -570,6 +673,15 @@ func.func @f(%x: memref<2x3xf32>, %y: memref<3x2xf32>, %z: memref<2x3xf32>) {
 }
 
 
+def inits_merged(module: ModuleOp) -> ModuleOp:
+    """A copy of ``module`` with equal ``tensor.empty`` ops merged and dead ops erased: any
+    init of the right type is as good as the outer transpose's own."""
+    copy = module.clone()
+    CSEPass().run(copy)
+    DCEPass().run(copy)
+    return copy
+
+
 @task03_2
 @pytest.mark.parametrize("case", list(TRANSPOSE_CASES))
 def test_transpose_of_transpose_on_golden_ir(impl, case):
@@ -580,9 +692,10 @@ def test_transpose_of_transpose_on_golden_ir(impl, case):
     apply_patterns_greedily(reference, [canonicalize.TransposeOfTranspose(),
                                         canonicalize.ComposeTransposes()])  # fmt: skip
     try:
-        apply_patterns(what, module, [impl.TransposeOfTranspose()], before_text)
+        with without_library(what, impl, "Task 03.2", LIBRARY_TRANSPOSES):
+            apply_patterns(what, module, [impl.TransposeOfTranspose()], before_text)
         expect_verifies(what, module, before_text)
-        expect_ir(what, module, print_ir(reference))
+        expect_ir(what, inits_merged(module), print_ir(inits_merged(reference)))
     except GradingFailure as failure:
         raise GradingFailure(f"{failure}\nhint: {hint}") from None
     expect_same_behaviour(what, before_text, module, np.random.default_rng(302))
@@ -624,7 +737,8 @@ def test_transpose_chains_on_random_tensors(impl):
         text, total = random_transpose_chain(rng)
         module = parse(text)
         what = f"random transpose chain #{number}"
-        apply_patterns(what, module, [impl.TransposeOfTranspose()], text)
+        with without_library(what, impl, "Task 03.2", LIBRARY_TRANSPOSES):
+            apply_patterns(what, module, [impl.TransposeOfTranspose()], text)
         expect_verifies(what, module, text)
         left = [op for op in module.walk() if op.name == "linalg.transpose"]
         identity = total == tuple(range(len(total)))
@@ -687,8 +801,9 @@ IS_DEAD_EXPECTED = [
 @pytest.mark.parametrize("position, expected, why", IS_DEAD_EXPECTED)
 def test_is_dead(impl, position, expected, why):
     op = function_ops(parse(IS_DEAD_MODULE))[position]
-    found = impl.is_dead(op)
     what = f"is_dead(`{one_line(op)}`)"
+    with without_library(what, impl, "Task 03.3", LIBRARY_DCE):
+        found = impl.is_dead(op)
     expect_instance(what, found, bool, "True or False")
     if found != expected:
         raise GradingFailure(f"{what}: expected {expected}, found {found}: {why}")
@@ -705,8 +820,9 @@ def test_is_dead_for_ops_in_regions_and_functions(impl):
         (module.body.first_op, False, "a function is never dead here: it may be called"),
     ]
     for op, expected, why in checks:
-        found = impl.is_dead(op)
         what = f"is_dead(`{one_line(op)}`)"
+        with without_library(what, impl, "Task 03.3", LIBRARY_DCE):
+            found = impl.is_dead(op)
         expect_instance(what, found, bool, "True or False")
         if found != expected:
             raise GradingFailure(f"{what}: expected {expected}, found {found}: {why}")
@@ -791,7 +907,8 @@ func.func @f(%x: f32) -> f32 {
 def expect_dce_result(what: str, impl, text: str, hint: str = "") -> ModuleOp:
     """Run the student's DCE on ``text``; compare with the library's ``DCEPass``."""
     found = parse(text)
-    impl.DeadCodeElimination().run(found)
+    with without_library(what, impl, "Task 03.3", LIBRARY_DCE):
+        impl.DeadCodeElimination().run(found)
     reference = parse(text)
     DCEPass().run(reference)
     suffix = f"\nhint: {hint}" if hint else ""
@@ -909,9 +1026,230 @@ def test_dce_is_a_pass_the_pass_manager_can_run(impl):
     dce = impl.DeadCodeElimination()
     expect_equal("DeadCodeElimination().name", dce.name, "my-dce")
     module = parse(DCE_CASES["chains"][0])
-    dce.run(module)
+    with without_library("DeadCodeElimination().run", impl, "Task 03.3", LIBRARY_DCE):
+        dce.run(module)
     expect_equal(
         'DeadCodeElimination().statistics["ops erased"] after erasing %a, %b and %c',
         dce.statistics["ops erased"],
         3,
     )
+
+
+# -- Task 03.4 -------------------------------------------------------------------------------
+task03_4 = pytest.mark.task03_4
+
+ARITH_OPS = ("arith.addi", "arith.subi", "arith.muli")
+FREE_OPS = ("builtin.module", "func.func", "func.return", "arith.constant")
+"""Ops the budget does not count: the functions, their returns and the constants."""
+
+SIMPLIFY_EXAMPLE = """
+func.func @f(%x: i32) -> i32 {
+  %c3 = arith.constant 3 : i32
+  %c5 = arith.constant 5 : i32
+  %c7 = arith.constant 7 : i32
+  %a = arith.addi %x, %c3 : i32
+  %b = arith.addi %a, %c5 : i32
+  %c = arith.subi %c7, %b : i32
+  %d = arith.muli %c, %c3 : i32
+  %e = arith.muli %d, %c5 : i32
+  return %e : i32
+}"""
+
+
+def counted_ops(module: ModuleOp) -> list[Operation]:
+    """The ops the budget counts: everything but the functions, returns and constants."""
+    return [op for op in module.walk() if op.name not in FREE_OPS]
+
+
+# A chain step: ("add", c) is y + c, ("sub", c) is y - c, ("rsub", c) is c - y, ("mul", c)
+# is y * c. Runs: ("add", s, C) is s * y + C with s = +-1, ("mul", F) is y * F.
+Step = tuple[str, int]
+
+
+def chain_runs(steps: list[Step], width: int) -> tuple[tuple, ...]:
+    """The runs a chain of constant steps comes down to, modulo ``2**width``: consecutive
+    additive steps are one run, consecutive multiplications another; a run that is the
+    identity (``+ 0``, ``* 1``) goes, and its neighbours then meet."""
+    wrap = 2**width
+    runs: list[tuple] = []
+    for kind, c in steps:
+        last = runs[-1] if runs else None
+        if kind == "mul":
+            factor = c % wrap
+            if last is not None and last[0] == "mul":
+                runs[-1] = ("mul", last[1] * factor % wrap)
+            else:
+                runs.append(("mul", factor))
+        else:
+            sign, total = (last[1], last[2]) if last is not None and last[0] == "add" else (1, 0)
+            if last is None or last[0] != "add":
+                runs.append(("add", 1, 0))
+            if kind == "add":
+                total += c
+            elif kind == "sub":
+                total -= c
+            else:  # c - (sign * y + total)
+                sign, total = -sign, c - total
+            runs[-1] = ("add", sign, total % wrap)
+        if runs[-1] in (("mul", 1), ("add", 1, 0)):
+            runs.pop()
+    return tuple(runs)
+
+
+def budget(chains: list[tuple[str, tuple]]) -> int:
+    """One op per distinct prefix of runs: ``(argument, runs)`` pairs that agree up to a
+    run compute the same value there, and one op can serve both."""
+    prefixes = {(base, runs[: n + 1]) for base, runs in chains for n in range(len(runs))}
+    return len(prefixes)
+
+
+SIMPLIFY_TYPES = {"%x": ("i32", 32), "%y": ("i32", 32), "%n": ("index", 64)}
+
+
+def random_simplify_program(rng: np.random.Generator) -> tuple[str, int]:
+    """A function whose results are chains of constant steps on its arguments (some
+    twice, some spelled differently, some unused), and the budget for it."""
+    lines: list[str] = []
+    constants: dict[tuple[int, str], str] = {}
+    counter = itertools.count()
+
+    def constant(value: int, type_name: str) -> str:
+        width = 32 if type_name == "i32" else 64
+        value = (value + 2 ** (width - 1)) % 2**width - 2 ** (width - 1)  # signed, wrapped
+        if (value, type_name) not in constants:
+            name = f"%k{len(constants)}"
+            constants[(value, type_name)] = name
+        return constants[(value, type_name)]
+
+    def emit(base: str, steps: list[Step]) -> str:
+        type_name = SIMPLIFY_TYPES[base][0]
+        value = base
+        for kind, c in steps:
+            k = constant(c, type_name)
+            name = f"%v{next(counter)}"
+            left_constant = kind in ("add", "mul") and rng.random() < 0.3
+            op = {"add": "addi", "sub": "subi", "rsub": "subi", "mul": "muli"}[kind]
+            a, b = (k, value) if kind == "rsub" or left_constant else (value, k)
+            lines.append(f"{name} = arith.{op} {a}, {b} : {type_name}")
+            value = name
+        return value
+
+    def random_steps(base: str) -> list[Step]:
+        big = SIMPLIFY_TYPES[base][1] == 32 and rng.random() < 0.2
+        steps = []
+        for _ in range(int(rng.integers(1, 7))):
+            kind = ["add", "sub", "rsub", "mul"][int(rng.integers(4))]
+            if kind == "mul":
+                c = int(rng.choice([-3, -1, 1, 1, 2, 3, 5, 7]))
+            elif big:
+                c = int(rng.choice([2**31 - 1, -(2**31), 2**30]))
+            else:
+                c = int(rng.integers(-6, 10))
+            steps.append((kind, c))
+        return steps
+
+    def respelled(steps: list[Step]) -> list[Step]:
+        """Other steps with the same runs: a constant split in two, or negated."""
+        out: list[Step] = []
+        for kind, c in steps:
+            if kind == "add" and rng.random() < 0.5:
+                out += [("add", c - 2), ("add", 2)]
+            elif kind in ("add", "sub") and rng.random() < 0.5:
+                out.append(("sub" if kind == "add" else "add", -c))
+            else:
+                out.append((kind, c))
+        return out
+
+    results, chains = [], []
+    for _ in range(int(rng.integers(2, 5))):
+        base = ["%x", "%y", "%n"][int(rng.integers(3))]
+        steps = random_steps(base)
+        results.append((emit(base, steps), base))
+        chains.append((base, chain_runs(steps, SIMPLIFY_TYPES[base][1])))
+        if rng.random() < 0.5:  # the same value again, spelled the same or not
+            again = steps if rng.random() < 0.5 else respelled(steps)
+            results.append((emit(base, again), base))
+            chains.append((base, chain_runs(again, SIMPLIFY_TYPES[base][1])))
+    emit("%x", random_steps("%x"))  # a chain nobody reads
+    types = [SIMPLIFY_TYPES[base][0] for _, base in results]
+    header = [f"{name} = arith.constant {v} : {t}" for (v, t), name in constants.items()]
+    body = "\n  ".join(header + lines)
+    returned = ", ".join(name for name, _ in results)
+    text = (
+        f"func.func @main(%x: i32, %y: i32, %n: index) -> ({', '.join(types)}) {{\n"
+        f"  {body}\n  return {returned} : {', '.join(types)}\n}}"
+    )
+    return text, budget(chains)
+
+
+def leftover_hint(module: ModuleOp) -> str:
+    """Point at one spot where the budget is lost: two constant steps in a row, or two
+    ops that compute the same value spelled differently."""
+    for op in counted_ops(module):
+        if op.name not in ARITH_OPS:
+            continue
+        for operand in op.operands:
+            producer = operand.defining_op()
+            if producer is None or producer.name not in ARITH_OPS:
+                continue
+            additive = ("arith.addi", "arith.subi")
+            same_kind = (op.name in additive) == (producer.name in additive)
+            constants = [v for v in (*op.operands, *producer.operands) if _is_constant(v)]
+            if same_kind and len(constants) == 2:
+                return (
+                    f"\nhint: `{print_ir(producer)}` then `{print_ir(op)}`: two constant "
+                    f"steps of the same kind in a row are one step with one constant"
+                )
+    seen: dict[tuple, Operation] = {}
+    for op in counted_ops(module):
+        if op.name not in ARITH_OPS or not all(
+            _is_constant(v) or v.defining_op() is None for v in op.operands
+        ):
+            continue
+        key = (tuple(v for v in op.operands if not _is_constant(v)), op.results[0].type)
+        if key in seen:
+            return (
+                f"\nhint: `{print_ir(seen[key])}` and `{print_ir(op)}` both add a constant to "
+                f"(or subtract it from) the same value: if they compute the same thing in one "
+                "spelling, CSE can merge them"
+            )
+        seen[key] = op
+    return ""
+
+
+def _is_constant(value) -> bool:
+    producer = value.defining_op()
+    return producer is not None and producer.name == "arith.constant"
+
+
+def expect_within_budget(what: str, impl, text: str, allowed: int, rng) -> None:
+    module = parse(text)
+    try:
+        impl.simplify(module)
+    except RewriteError as error:
+        raise GradingFailure(f"{what}: the greedy driver stopped: RewriteError: {error}") from None
+    expect_verifies(what, module, text)
+    expect_same_behaviour(what, text, module, rng, trials=6)
+    left = counted_ops(module)
+    if len(left) > allowed:
+        raise GradingFailure(
+            f"{what}: {len(left)} ops are left (arith.constant, functions and returns not "
+            f"counted); the budget is {allowed}.{leftover_hint(module)}\n"
+            f"IR before:\n{print_ir(parse(text))}\nIR after:\n{print_ir(module)}"
+        )
+
+
+@task03_4
+def test_simplify_the_worked_example(impl):
+    expect_within_budget(
+        "simplify(@f of the docstring)", impl, SIMPLIFY_EXAMPLE, 2, np.random.default_rng(340)
+    )
+
+
+@task03_4
+def test_simplify_random_programs_within_budget(impl):
+    """Random chains of constant steps; the budget is counted for each program."""
+    rng = np.random.default_rng(3401)
+    for number in range(30):
+        text, allowed = random_simplify_program(rng)
+        expect_within_budget(f"simplify(random program #{number})", impl, text, allowed, rng)

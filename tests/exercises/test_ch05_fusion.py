@@ -1,20 +1,36 @@
-"""Graded tests for chapter 05 (`ch05_fusion.py`): fused maps, the fusion rule, duplication.
+"""Graded tests for chapter 05 (`ch05_fusion.py`): fused maps, the fusion rule, duplicating
+producers, and a layernorm within a byte budget.
 
 Each test carries its task's marker; `impl` is the module under test (see conftest.py).
+How each task is judged, through the real pipeline:
 
-Every reference answer comes from the library: the fused maps are read off the op that
-the real `FusionPass` builds, the reasons are `why_not_fusable`'s, and the IR that
-`FuseWithMyRule` leaves must equal what `FusionPass` leaves. Every fused program is run
-by the reference interpreter on random inputs and compared with numpy. Random cases come
-from fixed seeds and from hypothesis with `derandomize`, so a grade never changes from
-one run to the next.
+- 05.1: the maps are compared point by point with the maps on the op that the real
+  `FusionPass` builds; a wrong map is also put on that op, and the interpreter shows an
+  element it gets wrong.
+- 05.2: the student's `can_fuse` is the rule of the real fusion pass (MLIR's control
+  function). A pair it lets fuse that the library refuses is fused by the library's own
+  `fuse_producer_into_consumer` and run on random inputs against the unfused program: the
+  feedback is what breaks, or the element that comes out wrong. A pair it refuses that the
+  library fuses is shown fused, and correct. Any reason text is accepted, and so is a
+  fusion the library refuses when the fused program still computes the same.
+- 05.3: the student's pass runs before `FusionPass` on hand-written cases, on six programs
+  and on random programs; the results are compared with numpy.
+- 05.4: the student's layernorm goes through the default pipeline; its numbers are compared
+  with numpy and its bytes after fusion with the budget.
+
+A task answered by calling the library's own code for it fails and says so: the library
+functions of `LIBRARY_ANSWERS` are watched while the student's code runs. Random cases
+come from fixed seeds and from hypothesis with `derandomize`, so a grade never changes
+from one run to the next.
 """
 
 from __future__ import annotations
 
 import itertools
+import sys
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -25,17 +41,33 @@ import tinycomp
 from tinycomp.affine import AffineMap, const, dim, parse_affine_map
 from tinycomp.frontend import TensorSpec, attention, exp, gelu, layernorm, rmsnorm, softmax, tanh
 from tinycomp.grading.checks import GradingFailure, expect_equal, expect_instance
-from tinycomp.grading.ir_checks import expect_ir
 from tinycomp.interp import interpret
-from tinycomp.ir import ModuleOp, Operation, ir_equal, parse, print_ir
+from tinycomp.ir import (
+    AffineMapAttr,
+    ArrayAttr,
+    ModuleOp,
+    Operation,
+    RankedTensorType,
+    VerifyError,
+    ir_equal,
+    parse,
+    print_ir,
+    verify,
+)
 from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.ir.dialects.linalg_generic import GenericOp
+from tinycomp.ir.naming import SSANames
 from tinycomp.passes import FusionPass, PassError, PassManager
-from tinycomp.passes.fusion import why_not_fusable
+from tinycomp.passes import fusion as library_fusion
+from tinycomp.passes.fusion import fuse_producer_into_consumer, why_not_fusable
+from tinycomp.perf import program_bytes
+from tinycomp.rewrite import PatternRewriter
+from tinycomp.viz.fusion_graph import format_bytes, fusion_graph
 
 task05_1 = pytest.mark.task05_1
 task05_2 = pytest.mark.task05_2
 task05_3 = pytest.mark.task05_3
+task05_4 = pytest.mark.task05_4
 
 GRADED = settings(
     max_examples=40,
@@ -45,6 +77,46 @@ GRADED = settings(
     phases=[Phase.explicit, Phase.generate],
 )
 """Random cases: the same ones on every run, no time limit, reported as drawn."""
+
+
+# -- the library's own answers, which a task may not call ----------------------------------------
+LIBRARY_ANSWERS = {
+    "05.1": {
+        "tinycomp.passes.fusion._fused_indexing_maps": library_fusion._fused_indexing_maps,
+        "tinycomp.passes.fusion.fuse_producer_into_consumer": fuse_producer_into_consumer,
+        "tinycomp.passes.fusion.why_not_fusable": why_not_fusable,
+        "FusionPass.run": FusionPass.run,
+    },
+    "05.2": {"tinycomp.passes.fusion.why_not_fusable": why_not_fusable},
+}
+"""Per task, the library functions that compute what the task asks for."""
+
+
+@contextmanager
+def own_code_only(task: str, what: str) -> Iterator[None]:
+    """Run the block (the student's code) watching for calls of the library's answer to
+    ``task``; afterwards such a call becomes feedback. The watch is a profile hook, so it
+    sees every way in: an import, a default argument, a method of a library object."""
+    watched = {function.__code__: name for name, function in LIBRARY_ANSWERS[task].items()}
+    called: list[str] = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code in watched:
+            called.append(watched[frame.f_code])
+
+    previous = sys.getprofile()
+    sys.setprofile(profile)
+    try:
+        yield
+    finally:
+        sys.setprofile(previous)
+        if called:
+            raise GradingFailure(
+                f"{what} calls the library's {called[0]}: Task {task} asks you to write that "
+                "code yourself, and the library's answer cannot be graded as yours. The IR's "
+                "own methods (indexing_maps(), iterator_types(), uses, ...) and the affine-map "
+                "operations are building blocks you may use"
+            )
 
 
 # -- programs and running them -------------------------------------------------------------------
@@ -133,6 +205,61 @@ def count_generics(module: Operation, reductions_only: bool = False) -> int:
     )
 
 
+def generics(module: Operation) -> list[GenericOp]:
+    """The ``linalg.generic`` ops of ``module`` in program order (a fresh parse of the same
+    text gives them in the same order)."""
+    return [op for op in module.walk() if isinstance(op, GenericOp)]
+
+
+def top_module(op: Operation) -> Operation:
+    """The outermost op that holds ``op`` (its module)."""
+    while op.parent_op() is not None:
+        op = op.parent_op()
+    return op
+
+
+def value_name(value) -> str:
+    """The name ``print_ir`` gives ``value`` (``%exp``, ``%1``): one op, one name."""
+    anchor = value.defining_op() or value.parent_block().parent_op()
+    return SSANames(top_module(anchor), use_asm_names=True).value_name(value)
+
+
+def random_inputs_for(module: ModuleOp, seed: int) -> list[np.ndarray]:
+    """Standard-normal f32 arrays for the tensor arguments of the module's function."""
+    function = next(op for op in module.walk() if op.name == "func.func")
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for argument in function.regions[0].entry_block.arguments:
+        assert isinstance(argument.type, RankedTensorType), argument.type
+        arrays.append(rng.standard_normal(argument.type.shape).astype(np.float32))
+    return arrays
+
+
+def first_wrong_element(before: ModuleOp, after: ModuleOp, seed: int = 505) -> str | None:
+    """Run both modules on the same random inputs; the first element that differs, in
+    words, or ``None`` when they agree."""
+    arrays = random_inputs_for(before, seed)
+    expected = interpret(before, *arrays)
+    try:
+        found = interpret(after, *arrays)
+    except Exception as error:
+        return f"running the fused program fails: {type(error).__name__}: {error}"
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    found = found if isinstance(found, tuple) else (found,)
+    for number, (old, new) in enumerate(zip(expected, found, strict=True)):
+        old, new = np.asarray(old), np.asarray(new)
+        if old.shape != new.shape:
+            return f"result #{number} has shape {new.shape}, the unfused one {old.shape}"
+        wrong = ~np.isclose(new, old, rtol=1e-5, atol=1e-6)
+        if wrong.any():
+            where = tuple(int(i) for i in np.argwhere(wrong)[0])
+            return (
+                f"element {list(where)} of result #{number} comes out {float(new[where]):.6g}, "
+                f"where the unfused program computes {float(old[where]):.6g}"
+            )
+    return None
+
+
 # == Task 05.1: the maps of a fused operand =======================================================
 MAP_CASES = {  # name: (producer operand map, producer result map, consumer operand map)
     "all identities": ("(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0, d1)", "(d0, d1) -> (d0, d1)"),
@@ -182,10 +309,12 @@ def map_triple(case: str) -> tuple[AffineMap, AffineMap, AffineMap]:
 
 
 def call(what: str, function: Callable, *args):
-    """Call the student's function; a ``ValueError`` (a compose of mismatched maps) becomes
-    feedback about the order of composition."""
+    """Call the student's function (which may not call the library's fusion maps); a
+    ``ValueError`` (a compose of mismatched maps) becomes feedback about the order of
+    composition."""
     try:
-        return function(*args)
+        with own_code_only("05.1", what):
+            return function(*args)
     except ValueError as error:
         raise GradingFailure(
             f"{what} raised ValueError: {error}\nhint: f.compose(g) is f ∘ g: g is applied "
@@ -345,7 +474,7 @@ def test_fused_operand_map_is_what_fusion_pass_builds(impl, case):
     text, p, o, c = case
     module = parse(text)
     FusionPass().run(module)
-    fused = next(op for op in module.walk() if isinstance(op, GenericOp))
+    fused = generics(module)[0]
     expected = fused.indexing_maps()[0]
     what = f"fused_operand_map({p}, {o}, {c})"
     found = call(what, impl.fused_operand_map, p, o, c)
@@ -354,8 +483,24 @@ def test_fused_operand_map_is_what_fusion_pass_builds(impl, case):
     except GradingFailure as failure:
         raise GradingFailure(
             f"{failure}\nthe pair, before FusionPass fused it:\n{text.strip()}\n"
-            f"the fused op FusionPass built:\n{print_ir(fused)}"
+            f"the fused op FusionPass built:\n{print_ir(fused)}" + run_with_map(text, found)
         ) from None
+
+
+def run_with_map(text: str, found: AffineMap) -> str:
+    """What goes wrong when the fused op of ``text`` reads ``%x`` through ``found``: the
+    element that comes out wrong, or why the op is not even valid."""
+    module = parse(text)
+    FusionPass().run(module)
+    fused = generics(module)[0]
+    maps = fused.indexing_maps()
+    fused.attributes["indexing_maps"] = ArrayAttr([AffineMapAttr(m) for m in [found, *maps[1:]]])
+    try:
+        verify(module)
+    except VerifyError as error:
+        return f"\nwith your map on that op, it does not verify: {error}"
+    problem = first_wrong_element(parse(text), module, seed=511)
+    return f"\nwith your map on that op, {problem}" if problem else ""
 
 
 # == Task 05.2: the rule ==========================================================================
@@ -637,98 +782,147 @@ func.func @main(%acc: tensor<3xf32>) -> tensor<3xf32> {
   return %c : tensor<3xf32>
 }"""
 
-RULE_CASES = {  # name: (module, consumer's result name, operand index, what it is about)
-    "elementwise into elementwise": (ELEMENTWISE, "c", 1, "exp into mulf: fusable"),
+USES_INDEX_TRANSPOSED = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#swap = affine_map<(d0, d1) -> (d1, d0)>
+func.func @main(%x: tensor<3x4xf32>) -> tensor<4x3xf32> {
+  %e = tensor.empty() : tensor<3x4xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<3x4xf32>) outs(%e : tensor<3x4xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %i = linalg.index 1 : index
+    %ii = arith.index_cast %i : index to i32
+    %f = arith.sitofp %ii : i32 to f32
+    %0 = arith.addf %in, %f : f32
+    linalg.yield %0 : f32
+  } -> tensor<3x4xf32>
+  %e2 = tensor.empty() : tensor<4x3xf32>
+  %c = linalg.generic {indexing_maps = [#swap, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%p : tensor<3x4xf32>) outs(%e2 : tensor<4x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<4x3xf32>
+  return %c : tensor<4x3xf32>
+}"""
+
+RULE_CASES = {  # name: (module, consumer's result name, operand index, hint for feedback)
+    "elementwise into elementwise": (ELEMENTWISE, "c", 1, "exp into mulf, same loops"),
     "transposing producer": (
         TRANSPOSE_THEN_ADD,
         "c",
         0,
-        "a permutation output map can be inverted: fusable",
+        "the producer writes its result transposed; a permutation can be inverted, so the "
+        "fused op reads x transposed instead",
     ),
     "elementwise into a reduction": (
         EXP_THEN_ROW_SUM,
         "c",
         0,
-        "exp into a row sum: every loop keeps a map that sizes it: fusable",
+        "exp into a row sum: the consumer need not be elementwise",
     ),
     "producer reads its init": (
         PRODUCER_READS_ITS_INIT,
         "c",
         0,
-        "fusable; the producer's init becomes an input of the fused op",
+        "the producer's payload reads its init (%acc): the fused op reads %acc as an input",
     ),
-    "named producer": (MATMUL_THEN_RELU, "c", 0, "check 1: linalg.matmul is a named op"),
-    "read as an init": (READ_AS_INIT, "c", 1, "check 2: operand 1 is the consumer's outs"),
-    "two results": (TWO_RESULTS, "c", 0, "check 3: the producer has two results"),
+    "named producer": (
+        MATMUL_THEN_RELU,
+        "c",
+        0,
+        "the producer is linalg.matmul, a named op: fusion reads the payload and the maps of "
+        "a linalg.generic (generalize first)",
+    ),
+    "read as an init": (
+        READ_AS_INIT,
+        "c",
+        1,
+        "operand 1 of %c is its init (outs): where %c starts, not an element it reads at a "
+        "loop point",
+    ),
+    "two results": (
+        TWO_RESULTS,
+        "c",
+        0,
+        "the producer has two results (%p#0 and %p#1), and the fused op can take the place "
+        "of only one of them",
+    ),
     "reduction producer": (
         ROW_SUM_THEN_DIVIDE,
         "c",
         1,
-        "check 4: a row sum is complete only after the whole row: no single iteration of "
-        "the reduction computes it, and every element of the row needs it",
+        "a row sum is complete only after the whole row: no single iteration of the "
+        "reduction computes it, and every element of the row needs it",
     ),
     "non-invertible output map": (
         DIAGONAL,
         "c",
         0,
-        "check 5: (d0) -> (d0, d0) writes the diagonal only; element (0, 1) was computed by "
-        "no producer iteration (it is the init's)",
+        "(d0) -> (d0, d0) writes the diagonal only; element (0, 1) was computed by no "
+        "producer iteration (it is the init's)",
     ),
     "two readers": (
         TWO_READERS,
         "c",
         0,
-        "check 6: %p is read by %c and by %d; fusing it into %c would erase a value %d reads",
+        "%p is read by %c and by %d; the library's fusion erases the producer it fused, and "
+        "%d still reads it (MLIR would keep %p and compute it twice)",
     ),
     "read twice by one consumer": (
         READ_TWICE,
         "c",
         0,
-        "check 6: ins(%p, %p) is two uses, though one op",
+        "ins(%p, %p) is two uses, though by one op (the pass merges such operands, and then "
+        "%p fuses)",
     ),
-    "also returned": (ALSO_RETURNED, "c", 0, "check 6: the return is a use too"),
-    "payload uses linalg.index": (USES_INDEX, "c", 0, "check 7: linalg.index in the producer"),
+    "also returned": (ALSO_RETURNED, "c", 0, "the return reads %p too: that is a use"),
+    "payload uses linalg.index": (
+        USES_INDEX,
+        "c",
+        0,
+        "linalg.index 1 in the producer: both ops run the same loops here, so fusing it is "
+        "right (the library refuses it anyway; either answer is accepted)",
+    ),
+    "linalg.index, read transposed": (
+        USES_INDEX_TRANSPOSED,
+        "c",
+        0,
+        "linalg.index 1 numbers the producer's loop d1, which is the consumer's loop d0 here: "
+        "inlined as it is, the payload reads the wrong loop (MLIR renumbers it; the library's "
+        "fusion does not)",
+    ),
     "loop size lost": (
         SUM_OF_A_FILL,
         "c",
         0,
-        "check 8: after fusion the reduction loop d1 would be in no map: the producer reads "
-        "only a scalar, and the consumer's outs map is (d0, d1) -> (d0)",
+        "after fusion the reduction loop d1 would be in no map: the producer reads only a "
+        "scalar, and the consumer's outs map is (d0, d1) -> (d0)",
     ),
 }
 
 
 def consumer_named(module: ModuleOp, name: str) -> GenericOp:
-    for op in module.walk():
-        if isinstance(op, GenericOp) and op.results and op.results[0].name_hint == name:
+    for op in generics(module):
+        if op.results and op.results[0].name_hint == name:
             return op
     raise AssertionError(f"no generic %{name} in the test module")
 
 
-@task05_2
-@pytest.mark.parametrize("case", list(RULE_CASES))
-def test_can_fuse_cases(impl, case):
-    text, name, index, about = RULE_CASES[case]
-    module = parse(text)
-    consumer = consumer_named(module, name)
-    producer = consumer.operands[index].defining_op()
-    expected = why_not_fusable(producer, consumer, index)
-    what = f"can_fuse({describe_pair(producer, consumer, index)}) [case '{case}']"
-    found = call_can_fuse(impl, producer, consumer, index, what)
-    if found != expected:
-        verdict = "may fuse" if expected is None else "may not fuse"
-        raise GradingFailure(
-            f"{what}: expected {expected!r}, found {found!r}\n"
-            f"this pair {verdict} ({about})\n"
-            "the checks run in the order of can_fuse's docstring; the first that applies "
-            f"gives the reason, word for word\nIR:\n{text.strip()}"
-        )
+def describe_pair(producer: Operation, consumer: GenericOp, index: int) -> str:
+    """``%p -> %c, operand 1`` by the printer's names (and the producer's op when named)."""
+    name = value_name(consumer.operands[index])
+    if producer.name != "linalg.generic":
+        name += f" ({producer.name})"
+    return f"{name} -> {value_name(consumer.results[0])}, operand {index}"
 
 
-def call_can_fuse(impl, producer: Operation, consumer: GenericOp, index: int, what: str):
-    """The student's answer; an exception becomes feedback that says where it came from."""
+def call_can_fuse(rule: Callable, producer: Operation, consumer: GenericOp, index: int, what: str):
+    """The student's verdict (``None`` or a reason), checked for type; a call of the
+    library's rule, or an exception, becomes feedback that says where it came from."""
     try:
-        return impl.can_fuse(producer, consumer, index)
+        with own_code_only("05.2", what):
+            verdict = rule(producer, consumer, index)
     except (NotImplementedError, GradingFailure):
         raise
     except Exception as error:
@@ -736,25 +930,90 @@ def call_can_fuse(impl, producer: Operation, consumer: GenericOp, index: int, wh
         hint = ""
         if "inverse_permutation" in frames and "expected a permutation" in str(error):
             hint = (
-                "\nhint: only a permutation can be inverted: check 5 (the output map is a "
-                "permutation) comes before anything that inverts it"
+                "\nhint: only a permutation can be inverted: ask whether the output map is "
+                "a permutation before anything inverts it"
             )
         elif "fused_operand_map" in frames or "producer_loops" in frames:
-            hint = "\nhint: it came from your Task 05.1 code, which check 8 uses"
+            hint = "\nhint: it came from your Task 05.1 code"
         raise GradingFailure(
             f"{what} raised {type(error).__name__}: {error}{hint}\n"
             f"the producer:\n{print_ir(producer)}\nthe consumer:\n{print_ir(consumer)}"
         ) from None
+    if verdict is not None and not (isinstance(verdict, str) and verdict.strip()):
+        raise GradingFailure(
+            f"{what} returned {verdict!r}: expected None (the pair may fuse) or a non-empty "
+            "str (why it may not). (MLIR's ControlFusionFn returns true to fuse; here the "
+            "rule returns None to fuse, so that the pass can report its reasons)"
+        )
+    return verdict
 
 
-def describe_pair(producer: Operation, consumer: GenericOp, index: int) -> str:
-    """``%p -> %c, operand 1``."""
-    value = consumer.operands[index]
-    name = f"%{value.name_hint}" if value.name_hint else str(value.type)
-    if producer.name != "linalg.generic":
-        name += f" ({producer.name})"
-    consumer_name = consumer.results[0].name_hint or "the consumer"
-    return f"{name} -> %{consumer_name}, operand {index}"
+def fuse_one_pair(text: str, position: int, index: int) -> ModuleOp:
+    """Parse ``text`` and fuse the producer of operand ``index`` of its ``position``-th
+    generic with the library's ``fuse_producer_into_consumer``; the verified result, or a
+    ``GradingFailure`` saying what broke."""
+    module = parse(text)
+    consumer = generics(module)[position]
+    producer = consumer.operands[index].defining_op()
+    rewriter = PatternRewriter()
+    rewriter.set_current_op(consumer)
+    try:
+        fuse_producer_into_consumer(producer, consumer, index, rewriter)
+    except Exception as error:
+        raise GradingFailure(f"fusing them fails: {type(error).__name__}: {error}") from None
+    try:
+        verify(module)
+    except VerifyError as error:
+        raise GradingFailure(
+            f"the fused IR does not verify: {error}\nthe fused IR:\n{print_ir(module)}"
+        ) from None
+    return module
+
+
+def judge_pair(what: str, text: str, position: int, index: int, verdict, hint: str = "") -> None:
+    """Check the student's ``verdict`` on one pair of ``text`` (operand ``index`` of its
+    ``position``-th generic) by fusing that pair: a pair allowed must fuse into a program
+    that computes the same; a pair refused must be one the library cannot fuse so."""
+    module = parse(text)
+    consumer = generics(module)[position]
+    producer = consumer.operands[index].defining_op()
+    library = why_not_fusable(producer, consumer, index)
+    shown = f"the producer:\n{print_ir(producer)}\nthe consumer:\n{print_ir(consumer)}"
+    hint = f"\nhint: {hint}" if hint else ""
+    if verdict is not None and library is None:
+        fused = fuse_one_pair(text, position, index)
+        problem = first_wrong_element(module, fused)
+        assert problem is None, f"the library fused {what} wrongly: {problem}"
+        raise GradingFailure(
+            f"{what}: your rule refused this pair ({verdict!r}), but it fuses correctly: the "
+            "library's fusion makes one op of the two, and on random inputs it computes what "
+            f"the two computed{hint}\n{shown}\nfused into:\n{print_ir(generics(fused)[position])}"
+        )
+    if verdict is None and library is not None:
+        try:
+            fused = fuse_one_pair(text, position, index)
+        except GradingFailure as broke:
+            raise GradingFailure(
+                f"{what}: your rule lets this pair fuse, but {broke}{hint}\n{shown}"
+            ) from None
+        problem = first_wrong_element(module, fused)
+        if problem is not None:
+            raise GradingFailure(
+                f"{what}: your rule lets this pair fuse, but the fused program computes "
+                f"something else: {problem}{hint}\n{shown}\nthe fused IR:\n{print_ir(fused)}"
+            )
+
+
+@task05_2
+@pytest.mark.parametrize("case", list(RULE_CASES))
+def test_can_fuse_cases(impl, case):
+    text, name, index, hint = RULE_CASES[case]
+    module = parse(text)
+    consumer = consumer_named(module, name)
+    producer = consumer.operands[index].defining_op()
+    what = f"can_fuse({describe_pair(producer, consumer, index)}) [case '{case}']"
+    verdict = call_can_fuse(impl.can_fuse, producer, consumer, index, what)
+    judge_pair(what, text, generics(module).index(consumer), index, verdict, hint)
 
 
 @task05_2
@@ -763,52 +1022,93 @@ def describe_pair(producer: Operation, consumer: GenericOp, index: int) -> str:
 def test_can_fuse_on_every_pair_of_a_program(impl, program, stage):
     """Every (producer, consumer, operand) of softmax, layernorm... traced and generalized."""
     module = program_stage(program, stage)
-    for consumer in [op for op in module.walk() if isinstance(op, GenericOp)]:
+    text = print_ir(module)
+    for position, consumer in enumerate(generics(module)):
         for index, operand in enumerate(consumer.operands):
             producer = operand.defining_op()
             if not isinstance(producer, StructuredOp):
                 continue
-            expected = why_not_fusable(producer, consumer, index)
             what = f"can_fuse({describe_pair(producer, consumer, index)}) in {program} ({stage})"
-            found = call_can_fuse(impl, producer, consumer, index, what)
-            if found != expected:
-                raise GradingFailure(
-                    f"{what}: expected {expected!r}, found {found!r}\n"
-                    f"the producer:\n{print_ir(producer)}\nthe consumer:\n{print_ir(consumer)}"
-                )
+            verdict = call_can_fuse(impl.can_fuse, producer, consumer, index, what)
+            judge_pair(what, text, position, index, verdict)
 
 
-def fused_by_both(impl, module: ModuleOp, what: str) -> tuple[ModuleOp, ModuleOp, object]:
-    """``module`` fused by ``FusionPass`` and by ``FuseWithMyRule``; the student's pass."""
+class WatchedRule:
+    """The student's ``can_fuse`` as the fusion pass's rule, remembering every pair on
+    which it and the library disagree (with the IR at that moment), to explain a failure."""
+
+    def __init__(self, can_fuse: Callable) -> None:
+        self.can_fuse = can_fuse
+        self.allowed: list[tuple[str, str, int, int, str]] = []
+        """Pairs the student allowed and the library refused: (what, text, position,
+        index, library's reason)."""
+        self.refused: list[tuple[str, str, int, int, str]] = []
+        """Pairs the student refused and the library allowed: (..., the student's reason)."""
+
+    def __call__(self, producer: Operation, consumer: GenericOp, index: int) -> str | None:
+        what = f"can_fuse({describe_pair(producer, consumer, index)})"
+        verdict = call_can_fuse(self.can_fuse, producer, consumer, index, what)
+        library = why_not_fusable(producer, consumer, index)
+        if (verdict is None) != (library is None):
+            module = top_module(consumer)
+            position = generics(module).index(consumer)
+            entry = (what, print_ir(module), position, index, library or verdict)
+            (self.allowed if verdict is None else self.refused).append(entry)
+        return verdict
+
+    def explain(self, failure: str) -> None:
+        """Raise the counter-example of the first disagreement that shows one, else
+        ``failure``."""
+        for what, text, position, index, _ in self.allowed:
+            judge_pair(what, text, position, index, None)
+        for what, text, position, index, reason in self.refused:
+            judge_pair(what, text, position, index, reason)
+        raise GradingFailure(failure)
+
+
+def fuse_with_student_rule(impl, module: ModuleOp, what: str) -> tuple[ModuleOp, ModuleOp]:
+    """``module`` fused by ``FusionPass`` (the reference) and by the student's
+    ``FuseWithMyRule`` (whose rule is the student's ``can_fuse``, watched)."""
     reference = parse(print_ir(module))
     FusionPass().run(reference)
     mine = parse(print_ir(module))
-    pass_ = impl.FuseWithMyRule()
-    run_passes(what, [pass_], mine)
-    return reference, mine, pass_
-
-
-def expect_same_fusion(what: str, reference: ModuleOp, mine: ModuleOp) -> None:
-    if ir_equal(mine, reference):
-        return
+    original = impl.can_fuse
+    rule = WatchedRule(original)
+    impl.can_fuse = rule  # FuseWithMyRule reads the module's can_fuse when it runs
     try:
-        expect_ir(what, mine, print_ir(reference))
-    except GradingFailure as failure:
-        raise GradingFailure(
-            f"{failure}\n(the reference is FusionPass's result: a pair fused that should not "
-            "be, or one left that should have fused)"
-        ) from None
+        PassManager([impl.FuseWithMyRule()]).run(mine)
+    except PassError as error:
+        if isinstance(error.__cause__, (NotImplementedError, GradingFailure)):
+            raise error.__cause__ from None
+        rule.explain(f"{what}: {error}\nIR before:\n{print_ir(module)}")
+    finally:
+        impl.can_fuse = original
+    expect_fused_as_well(what, module, reference, mine, rule)
+    return reference, mine
+
+
+def expect_fused_as_well(what: str, before: ModuleOp, reference: ModuleOp, mine, rule) -> None:
+    """The student's fused program computes what the unfused one does, in no more kernels
+    than the library's fusion leaves."""
+    problem = first_wrong_element(before, mine, seed=502)
+    if problem is not None:
+        rule.explain(f"{what}: after fusion with your rule, {problem}\nIR after:\n{print_ir(mine)}")
+    if count_generics(mine) > count_generics(reference):
+        rule.explain(
+            f"{what}: {count_generics(mine)} kernels after fusion with your rule, the library's "
+            f"rule leaves {count_generics(reference)}"
+        )
 
 
 @task05_2
 @pytest.mark.parametrize("program", list(PROGRAMS))
-def test_fuse_with_my_rule_fuses_like_fusion_pass(impl, program):
+def test_fuse_with_my_rule_fuses_as_well_as_fusion_pass(impl, program):
     module = program_stage(program, "generalized")
-    what = f"FuseWithMyRule on {program}"
-    reference, mine, pass_ = fused_by_both(impl, module, what)
-    expect_same_fusion(what, reference, mine)
+    _, mine = fuse_with_student_rule(impl, module, f"FuseWithMyRule on {program}")
     _, numpy_reference, shapes = PROGRAMS[program]
-    expect_numbers(what, mine, numpy_reference, random_arrays(shapes, seed=502))
+    expect_numbers(
+        f"FuseWithMyRule on {program}", mine, numpy_reference, random_arrays(shapes, 502)
+    )
 
 
 @st.composite
@@ -850,10 +1150,9 @@ def test_fuse_with_my_rule_on_random_programs(impl, case):
     traced_fn, numpy_fn = case
     specs = [TensorSpec(shape) for shape in RANDOM_SHAPES]
     module = tinycomp.compile(traced_fn, *specs, stop_after="generalized").ir("generalized")
-    what = "FuseWithMyRule on a random program"
-    reference, mine, _ = fused_by_both(impl, module, what)
-    expect_same_fusion(f"{what}:\n{print_ir(module)}\n", reference, mine)
-    expect_numbers(what, mine, numpy_fn, random_arrays(RANDOM_SHAPES, seed=503))
+    what = f"FuseWithMyRule on a random program:\n{print_ir(module)}\n"
+    _, mine = fuse_with_student_rule(impl, module, what)
+    expect_numbers("the random program", mine, numpy_fn, random_arrays(RANDOM_SHAPES, seed=503))
 
 
 # == Task 05.3: duplicating producers =============================================================
@@ -982,10 +1281,17 @@ func.func @main(%x: tensor<4x4xf32>, %v: tensor<4xf32>, %acc: tensor<4x1xf32>)
 }}"""
 
 
-DUPLICATE_CASES = {  # name: (producer, readers, also returned, expected, why)
+DUPLICATE_CASES = {  # name: (producer, readers, also returned, expected (None: either), why)
     "two generic readers": ("exp", ["input", "input"], False, True, "the case the pass is for"),
     "three generic readers": ("exp", ["input", "input", "input"], False, True, "any number"),
-    "read twice by one generic": ("exp", ["twice"], False, True, "two uses, both inputs"),
+    "read twice by one generic": (
+        "exp",
+        ["twice"],
+        False,
+        None,
+        "two uses, both inputs of one op: copies fuse, and without them the pass merges the "
+        "two operands and fuses %p anyway",
+    ),
     "transposing, two readers": (
         "transposing exp",
         ["input", "input"],
@@ -1057,7 +1363,11 @@ def test_should_duplicate_cases(impl, case):
     text = producer_module(producer, readers, returned)
     module = parse(text)
     found = impl.should_duplicate(producer_op(module))
-    if found is not expected:
+    if not isinstance(found, bool):
+        raise GradingFailure(
+            f"should_duplicate(%p) [case '{case}']: expected True or False, found {found!r}"
+        )
+    if expected is not None and found is not expected:
         raise GradingFailure(
             f"should_duplicate(%p) [case '{case}']: expected {expected}, found {found!r} "
             f"({why})\nIR:\n{text.strip()}"
@@ -1179,6 +1489,28 @@ def test_duplication_gives_each_reader_its_copy(impl, case):
 
 
 @task05_3
+@pytest.mark.parametrize(
+    "case", [name for name, spec in DUPLICATE_CASES.items() if spec[3] is None]
+)
+def test_duplication_where_either_answer_is_right(impl, case):
+    producer, readers, returned, _, _ = DUPLICATE_CASES[case]
+    text = producer_module(producer, readers, returned)
+    what = f"DuplicateElementwiseProducers on case '{case}'"
+    module = parse(text)
+    duplicated, fused, _, _ = duplicate_then_fuse(impl, module, what)
+    library_only = parse(text)
+    FusionPass().run(library_only)
+    if count_generics(fused) > count_generics(library_only):
+        raise GradingFailure(
+            f"{what}: {count_generics(fused)} kernels after your pass and fusion, more than "
+            f"the {count_generics(library_only)} of fusion alone\n{print_ir(duplicated)}"
+        )
+    problem = first_wrong_element(module, fused, seed=534)
+    if problem is not None:
+        raise GradingFailure(f"{what}: after your pass and fusion, {problem}\n{print_ir(fused)}")
+
+
+@task05_3
 def test_duplication_twice_changes_nothing_more(impl):
     module = program_stage("attention", "generalized")
     once = parse(print_ir(module))
@@ -1210,3 +1542,66 @@ def test_duplication_on_random_programs(impl, case):
             f"{count_generics(fused)}:\n{print_ir(fused)}"
         )
     expect_numbers("the random program", fused, numpy_fn, random_arrays(RANDOM_SHAPES, 533))
+
+
+# == Task 05.4: a layernorm within a byte budget ==================================================
+BUDGET_BYTES = round(16.1 * 2**20)
+"""16.1 MiB: what ``layernorm_within_budget`` may move after fusion, at 1024x1024 f32."""
+BUDGET_SPECS = (TensorSpec((1024, 1024)), TensorSpec((1024,)), TensorSpec((1024,)))
+LAYERNORM_SHAPES = [(4, 8), (3, 16), (2, 5)]
+"""Shapes of ``x`` for the numbers (``gamma`` and ``beta`` have its last dimension)."""
+
+
+def compile_student_layernorm(impl, specs, stop_after: str):
+    """``tinycomp.compile`` of the student's layernorm; a tracing error becomes feedback."""
+    try:
+        return tinycomp.compile(impl.layernorm_within_budget, *specs, stop_after=stop_after)
+    except NotImplementedError:
+        raise
+    except Exception as error:
+        shapes = ", ".join(str(spec.shape) for spec in specs)
+        raise GradingFailure(
+            f"tinycomp.compile(layernorm_within_budget, {shapes}) failed: "
+            f"{type(error).__name__}: {error}"
+        ) from None
+
+
+@task05_4
+@pytest.mark.parametrize("shape", LAYERNORM_SHAPES)
+def test_layernorm_within_budget_computes_layernorm(impl, shape):
+    specs = [TensorSpec(shape), TensorSpec(shape[-1:]), TensorSpec(shape[-1:])]
+    fused = compile_student_layernorm(impl, specs, "fused").ir("fused")
+    rng = np.random.default_rng(541)
+    x = (rng.standard_normal(shape) * 2.0 + 0.5).astype(np.float32)
+    gamma, beta = (rng.standard_normal(shape[-1:]).astype(np.float32) for _ in range(2))
+    expected = numpy_layernorm(x.astype(np.float64), gamma, beta)
+    found = np.asarray(interpret(fused, x, gamma, beta))
+    if found.shape != expected.shape:
+        raise GradingFailure(
+            f"layernorm_within_budget on x of shape {shape}: expected a result of shape "
+            f"{expected.shape}, found {found.shape}"
+        )
+    wrong = ~np.isclose(found, expected, rtol=1e-4, atol=1e-4)
+    if wrong.any():
+        where = tuple(int(i) for i in np.argwhere(wrong)[0])
+        raise GradingFailure(
+            f"layernorm_within_budget on x of shape {shape}: at {list(where)} numpy's layer "
+            f"normalization gives {expected[where]:.6g}, your program {found[where]:.6g} "
+            f"(row {where[0]} of x: mean {x[where[0]].mean():.4g}, variance "
+            f"{x[where[0]].var():.4g}, eps 1e-5)\nIR after fusion:\n{print_ir(fused)}"
+        )
+
+
+@task05_4
+def test_layernorm_within_budget_moves_at_most_the_budget(impl):
+    program = compile_student_layernorm(impl, BUDGET_SPECS, "fused")
+    moved = program_bytes(program.ir("fused"))
+    if moved > BUDGET_BYTES:
+        graph = fusion_graph(program.ir("generalized"), renderer="text").text
+        raise GradingFailure(
+            f"layernorm_within_budget at x 1024x1024 f32 moves {format_bytes(moved)} after "
+            f"fusion; the budget is {format_bytes(BUDGET_BYTES)}. Where the bytes go (each "
+            "tensor 'written, read back' costs its size twice):\n"
+            f"{graph}\nhint: a tensor with readers in two kernels is written once and read "
+            "back by each; x itself has to be read by every kernel that needs it"
+        )

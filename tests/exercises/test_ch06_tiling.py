@@ -1,6 +1,9 @@
 """Graded tests for chapter 06, tiling (`ch06_tiling.py`).
 
 Each test carries its task's marker; `impl` is the module under test (see conftest.py).
+While the student's code runs, the library's own answers to the task (its slices, its
+footprints, its tile pictures) raise `LibraryAnswer` (`own_work`), however they were
+imported: the tasks ask for the computation, not for a call.
 
 * Task 06.1 compares the student's tile ranges and operand slices with the library's own
   slices (`tinycomp.passes.tiling.slices.operand_slice`, what `tile_linalg_op` extracts)
@@ -14,6 +17,9 @@ Each test carries its task's marker; `impl` is the module under test (see confte
 * Task 06.3 compares footprint bytes with the library's tiling report, checks tile sizes
   against an exact search written here, and compiles and runs the chosen tiles with
   `tinycomp.compile`.
+* Task 06.4 checks that every operand's slice fits its buffer and that no tiling with
+  fewer tiles does (an exact search over tile counts written here), then compiles and
+  runs the chosen tiles and reads the tile count and footprints from the pass's report.
 
 Random cases come from fixed seeds and from hypothesis with `derandomize`, so a grade never
 changes from one run to the next.
@@ -21,10 +27,13 @@ changes from one run to the next.
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import math
 import shutil
 import subprocess
+import sys
+from contextlib import contextmanager
 from fractions import Fraction
 
 import numpy as np
@@ -56,14 +65,112 @@ from tinycomp.ir.types import FunctionType, RankedTensorType, ShapedType
 from tinycomp.passes.tiling import bind_loops
 from tinycomp.passes.tiling.binding import why_not_bindable
 from tinycomp.passes.tiling.index_values import IndexBuilder
-from tinycomp.passes.tiling.slices import LoopTile, operand_slice
+from tinycomp.passes.tiling.slices import LoopTile, footprint_shape, operand_slice
 from tinycomp.passes.tiling.tile_op import new_result
 from tinycomp.viz.indexing_maps import rename_dims
 from tinycomp.viz.tiling_pictures import tile_view
 
+
+# -- your own work: the library's answers are out of reach while your code runs ----------
+class LibraryAnswer(GradingFailure):
+    """The student's code called the library's own implementation of the task."""
+
+
+def _resolve(path: str) -> tuple[object, str]:
+    """``"pkg.module:Name.attr"`` -> (the object holding ``attr``, ``"attr"``)."""
+    module_name, _, qualified = path.partition(":")
+    owner: object = importlib.import_module(module_name)
+    *outer, name = qualified.split(".")
+    for part in outer:
+        owner = getattr(owner, part)
+    return owner, name
+
+
+def _holders(target: object, impl) -> list[tuple[object, str]]:
+    """Every tinycomp module (and the student's) whose global ``name`` is ``target``."""
+    found = []
+    modules = [m for n, m in list(sys.modules.items()) if n.split(".")[0] == "tinycomp"]
+    for module in [*modules, impl]:
+        for name, value in list(vars(module).items()):
+            if value is target:
+                found.append((module, name))
+    return found
+
+
+@contextmanager
+def own_work(impl, what: str, answers: dict[str, str]):
+    """Run the student's code with the library's answers to this task blocked.
+
+    ``answers`` maps ``"module:name"`` to what it is; while the block runs, calling any
+    of them (however it was imported) records the call and raises ``LibraryAnswer``. A
+    call the student's code swallowed still fails the test when the block ends."""
+    calls: list[str] = []
+    saved: list[tuple[object, str, object]] = []
+    for path, meaning in answers.items():
+        owner, name = _resolve(path)
+        target = getattr(owner, name)
+        places = [(owner, name)] if isinstance(owner, type) else _holders(target, impl)
+
+        def blocked(*args, _path=path, _meaning=meaning, **kwargs):
+            calls.append(f"{_path.replace(':', '.')} ({_meaning})")
+            raise LibraryAnswer(library_message(what, calls))
+
+        for place, attribute in places:
+            saved.append((place, attribute, getattr(place, attribute)))
+            setattr(place, attribute, blocked)
+    try:
+        yield
+    except LibraryAnswer:
+        raise
+    except BaseException:
+        if calls:
+            raise LibraryAnswer(library_message(what, calls)) from None
+        raise
+    finally:
+        for place, attribute, value in reversed(saved):
+            setattr(place, attribute, value)
+    if calls:
+        raise LibraryAnswer(library_message(what, calls))
+
+
+def library_message(what: str, calls: list[str]) -> str:
+    return (
+        f"{what} called {calls[0]}: that is the library's own answer to this task, not a "
+        "building block; the task asks you to compute it yourself"
+    )
+
+
+ANSWERS = {
+    "06.1": {
+        "tinycomp.passes.tiling.slices:operand_slice": "the slices tile_linalg_op cuts",
+        "tinycomp.viz.tile_view:tile_view": "the numbers of the chapter's tile pictures",
+    },
+    "06.2": {},
+    "06.3": {
+        "tinycomp.passes.tiling.slices:footprint_shape": "the footprints the tiling report prints",
+        "tinycomp.viz.tile_view:tile_view": "the numbers of the chapter's tile pictures",
+    },
+}
+"""Per task, the library functions that compute its answer: blocked while the student's
+code runs (the building blocks, such as ``AffineMap.tile_footprint``, stay usable)."""
+ANSWERS["06.4"] = ANSWERS["06.3"]
+
+
+def ask(impl, task: str, what: str, function: str, *args):
+    """``impl.function(*args)``, with the library's answers to ``task`` blocked."""
+    with own_work(impl, what, ANSWERS[task]):
+        return getattr(impl, function)(*args)
+
+
+def student_slices(impl, op: StructuredOp, tile_sizes, tile):
+    what = f"tile_slices({describe(op)}, {list(tile_sizes)}, {list(tile)})"
+    return ask(impl, "06.1", what, "tile_slices", op, list(tile_sizes), list(tile))
+
+
 task06_1 = pytest.mark.task06_1
 task06_2 = pytest.mark.task06_2
 task06_3 = pytest.mark.task06_3
+task06_4 = pytest.mark.task06_4
 
 GRADED = settings(
     max_examples=25,
@@ -254,11 +361,43 @@ def expect_slices(op: StructuredOp, tile_sizes, tile, found) -> None:
         for axis, pair in enumerate(zip(offsets, sizes, got_offsets, got_sizes, strict=True)):
             offset, size, got_offset, got_size = pair
             if (offset, size) != (got_offset, got_size):
+                expr = maps[number].results[axis]
+                hint = slice_hint(op, tile_sizes, tile, expr, (offset, size), pair[2:])
                 raise GradingFailure(
-                    f"{what}: {where}, dimension {axis} "
-                    f"({_rename(maps[number].results[axis], loop_names)}): expected offset "
-                    f"{offset} and size {size}, found offset {got_offset} and size {got_size}"
+                    f"{what}: {where}, dimension {axis} ({_rename(expr, loop_names)}): "
+                    f"expected offset {offset} and size {size}, found offset {got_offset} "
+                    f"and size {got_size}\nhint: {hint}"
                 )
+
+
+def slice_hint(op, tile_sizes, tile, expr, expected, found) -> str:
+    """What the contract says about this dimension, in terms of the wrong numbers."""
+    loop_names = [op.loop_name(p) for p in range(op.num_loops)]
+    tiled = [t > 0 for t in tile_sizes]
+    shown = _rename(expr, loop_names)
+    if not any(tiled[d] for d in expr.used_dims()):
+        return (
+            f"no tiled loop indexes this dimension ({shown}): the contract takes it whole, "
+            "from 0, whatever part of it the op reads"
+        )
+    ranges = reference_ranges(op.static_loop_sizes(), tile_sizes, tile)
+    first = [offset for offset, _ in ranges]
+    last = [offset + size - 1 for offset, size in ranges]
+    low, high = expr.evaluate(first), expr.evaluate(last)
+    constant = expr.evaluate([0] * len(ranges))
+    if found[0] != expected[0] and constant:
+        return (
+            f"the tiled op still reads this slice through {shown}, constant included: at "
+            f"its first iteration it reads element {constant} of the slice, which must be "
+            f"element {low} of the operand"
+        )
+    if found[1] != expected[1]:
+        return (
+            f"this tile reads elements {low}..{high} here; the tiled op counts from the "
+            "slice's start and reads through the same map, so the slice must reach the "
+            "element it reads at the tile's last iteration"
+        )
+    return f"this tile reads elements {low}..{high} of this dimension"
 
 
 def _rename(map_or_expr, loop_names) -> str:
@@ -279,8 +418,8 @@ def _rename(map_or_expr, loop_names) -> str:
     ],
 )
 def test_tile_ranges(impl, loop_sizes, tile_sizes, tile, expected):
-    found = impl.tile_ranges(list(loop_sizes), list(tile_sizes), list(tile))
     what = f"tile_ranges({list(loop_sizes)}, {list(tile_sizes)}, {list(tile)})"
+    found = ask(impl, "06.1", what, "tile_ranges", list(loop_sizes), list(tile_sizes), list(tile))
     expect_instance(what, found, (list, tuple), "a list with one (offset, size) per loop")
     expect_equal(what, [tuple(int(v) for v in pair) for pair in found], expected)
 
@@ -290,7 +429,7 @@ def test_matmul_slices_of_every_tile(impl):
     op = the_op(OPS["matmul"])
     sizes = (4, 8, 0)
     for tile in itertools.product(range(3), range(2), range(1)):
-        expect_slices(op, sizes, tile, impl.tile_slices(op, list(sizes), list(tile)))
+        expect_slices(op, sizes, tile, student_slices(impl, op, sizes, tile))
 
 
 @task06_1
@@ -308,7 +447,7 @@ def test_matmul_slices_of_every_tile(impl):
 )
 def test_golden_slices(impl, name, tile_sizes, tile):
     op = the_op(OPS[name])
-    expect_slices(op, tile_sizes, tile, impl.tile_slices(op, list(tile_sizes), list(tile)))
+    expect_slices(op, tile_sizes, tile, student_slices(impl, op, tile_sizes, tile))
 
 
 @task06_1
@@ -323,7 +462,7 @@ def test_random_tiles_match_the_library(impl, name, data):
         sizes[0] = 1
     counts = [1 if t == 0 else -(-n // t) for n, t in zip(loop_sizes, sizes, strict=True)]
     tile = [data.draw(st.integers(0, c - 1), label="tile coordinate") for c in counts]
-    expect_slices(op, sizes, tile, impl.tile_slices(op, sizes, tile))
+    expect_slices(op, sizes, tile, student_slices(impl, op, sizes, tile))
 
 
 def run_op_on(op: StructuredOp, arrays: list[np.ndarray]) -> np.ndarray:
@@ -371,7 +510,7 @@ def test_the_op_run_tile_by_tile_on_your_slices_matches_the_op(impl, name, tile_
     loop_sizes = op.static_loop_sizes()
     counts = [1 if t == 0 else -(-n // t) for n, t in zip(loop_sizes, tile_sizes, strict=True)]
     for tile in itertools.product(*(range(c) for c in counts)):  # row-major, as the nest runs
-        slices = impl.tile_slices(op, list(tile_sizes), list(tile))
+        slices = student_slices(impl, op, tile_sizes, tile)
         expect_slices(op, tile_sizes, tile, slices)
         windows = [
             tuple(slice(o, o + s) for o, s in zip(offsets, sizes, strict=True))
@@ -443,7 +582,7 @@ def expected_partials(x: np.ndarray, tile: int, combiner: str) -> np.ndarray:
 def student_module(impl, n: int, tile: int, combiner: str) -> ModuleOp:
     """Parse and verify the student's text; errors become feedback."""
     what = f"split_reduction_ir({n}, {tile}, {combiner!r})"
-    text = impl.split_reduction_ir(n, tile, combiner)
+    text = ask(impl, "06.2", what, "split_reduction_ir", n, tile, combiner)
     expect_instance(what, text, str, "MLIR text (a str)")
     try:
         module = parse(text)
@@ -645,8 +784,8 @@ def test_footprint_bytes_match_the_tiling_report(impl, name, data):
     op = the_op(FOOTPRINT_OPS[name])
     sizes = [data.draw(st.integers(0, n + 2), label="tile size") for n in op.static_loop_sizes()]
     expected, how = library_footprint(op, sizes)
-    found = impl.footprint_bytes(op, sizes)
     what = f"footprint_bytes({describe(op)}, {sizes})"
+    found = ask(impl, "06.3", what, "footprint_bytes", op, sizes)
     expect_instance(what, found, int, "an int number of bytes")
     if found != expected:
         raise GradingFailure(f"{what}: expected {expected} = {how}, found {found}")
@@ -711,7 +850,7 @@ def test_choose_tile_sizes_is_the_best_that_fits(impl, title, text, budget, min_
     loop_sizes = op.static_loop_sizes()
     kinds = op.iterator_types()
     what = f"choose_tile_sizes({title}, budget_bytes={budget}, min_parallel_tiles={min_tiles})"
-    found = impl.choose_tile_sizes(op, budget, min_tiles)
+    found = ask(impl, "06.3", what, "choose_tile_sizes", op, budget, min_tiles)
     expect_instance(what, found, (tuple, list), "a tuple of tile sizes, one per loop")
     found = tuple(found)
     if len(found) != len(loop_sizes):
@@ -750,7 +889,7 @@ def test_choose_tile_sizes_says_when_nothing_fits(impl):
     op = the_op(matmul_text(8, 8, 8))
     what = "choose_tile_sizes(matmul 8x8x8 f32, budget_bytes=8) (a 1x1x1 tile needs 12 B)"
     try:
-        found = impl.choose_tile_sizes(op, 8, 1)
+        found = ask(impl, "06.3", what, "choose_tile_sizes", op, 8, 1)
     except ValueError as error:
         if "8" not in str(error):
             raise GradingFailure(
@@ -778,7 +917,10 @@ def test_chosen_tiles_compile_and_run(impl, kind):
                 expected += np.einsum("nhwc,cf->nhwf", x[:, i : i + 8 : 2, j : j + 8 : 2], w[i, j])
     fused = tinycomp.compile(fn, *arrays, stop_after="fused")
     root = [op for op in fused.ir("fused").walk() if isinstance(op, StructuredOp)][-1]
-    sizes = tuple(int(t) for t in impl.choose_tile_sizes(root, budget, min_tiles))
+    asked = f"choose_tile_sizes({kind}, {budget}, {min_tiles})"
+    sizes = tuple(
+        int(t) for t in ask(impl, "06.3", asked, "choose_tile_sizes", root, budget, min_tiles)
+    )
     what = f"tinycomp.compile({kind}, tile_sizes={sizes}) (your choice for {budget} B)"
     program = tinycomp.compile(
         fn, *arrays, options=tinycomp.CompileOptions(tile_sizes=sizes), stop_after="tiled"
@@ -790,6 +932,171 @@ def test_chosen_tiles_compile_and_run(impl, kind):
     footprint, how = library_footprint(root, sizes)
     if footprint > budget:
         raise GradingFailure(f"{what}: a tile touches {footprint} B = {how} > {budget} B")
+    expect_array_close(
+        f"{what}, run by the interpreter", program.run(*arrays, stage="tiled"),
+        expected.astype(np.float32), rtol=1e-4, atol=1e-4,
+    )  # fmt: skip
+
+
+# == Task 06.4: the fewest tiles whose slices fit one buffer per operand ==================
+def operand_box_bytes(op: StructuredOp, tile_sizes) -> list[tuple[str, tuple[int, ...], int]]:
+    """``(operand, full-tile box, bytes)`` for each tensor operand, from the library."""
+    pairs = zip(op.static_loop_sizes(), tile_sizes, strict=True)
+    full = [n if t == 0 else min(t, n) for n, t in pairs]
+    names = operand_names(op)
+    found = []
+    for name, value, indexing_map in zip(names, op.operands, op.indexing_maps(), strict=True):
+        if not isinstance(value.type, ShapedType):
+            continue
+        box = tuple(footprint_shape(indexing_map, full))
+        element_bytes = math.ceil(bitwidth(element_type(value.type)) / 8)
+        found.append((name, box, math.prod(box) * element_bytes))
+    return found
+
+
+def tile_count(op: StructuredOp, tile_sizes) -> int:
+    return math.prod(
+        1 if t == 0 else -(-n // t) for n, t in zip(op.static_loop_sizes(), tile_sizes, strict=True)
+    )
+
+
+def fewest_tiles_search(op: StructuredOp, buffer: int) -> tuple[int, tuple[int, ...]] | None:
+    """The exact minimum: every combination of tile counts, fewest tiles first, each with
+    its smallest tile sizes (``ceil(N / count)``, the smallest slices for that count)."""
+    loop_sizes = op.static_loop_sizes()
+    shaped = [
+        (indexing_map, math.ceil(bitwidth(element_type(value.type)) / 8))
+        for value, indexing_map in zip(op.operands, op.indexing_maps(), strict=True)
+        if isinstance(value.type, ShapedType)
+    ]
+    rows = []  # per operand: per result, the coefficient of each loop
+    for indexing_map, element_bytes in shaped:
+        zero = [0] * len(loop_sizes)
+        base = [e.evaluate(zero) for e in indexing_map.results]
+        units = [
+            [e.evaluate([int(k == j) for k in range(len(loop_sizes))]) - b
+             for j in range(len(loop_sizes))]
+            for e, b in zip(indexing_map.results, base, strict=True)
+        ]  # fmt: skip
+        rows.append((units, element_bytes))
+    counts = [sorted({-(-n // t) for t in range(1, n + 1)}) for n in loop_sizes]
+    choices = sorted(itertools.product(*counts), key=math.prod)
+    for choice in choices:
+        sizes = tuple(-(-n // c) for n, c in zip(loop_sizes, choice, strict=True))
+        fits = True
+        for units, element_bytes in rows:
+            box = math.prod(
+                1 + sum(a * (t - 1) for a, t in zip(u, sizes, strict=True)) for u in units
+            )
+            if box * element_bytes > buffer:
+                fits = False
+                break
+        if fits:
+            library = max(b for _, _, b in operand_box_bytes(op, sizes))
+            if library > buffer:  # the grader's own arithmetic disagrees with the library
+                raise RuntimeError(f"the search's footprint of {sizes} is not the library's")
+            return math.prod(choice), sizes
+    return None
+
+
+def describe_boxes(op, sizes) -> str:
+    return ", ".join(f"{n} {format_box(box)} = {b} B" for n, box, b in operand_box_bytes(op, sizes))
+
+
+def format_box(box) -> str:
+    return "x".join(map(str, box)) or "scalar"
+
+
+FEWEST_CASES = [
+    ("matmul 10x16x8 f32", matmul_text(10, 8, 16), 256),
+    ("matmul 512x512x512 f16 -> f32", matmul_text(512, 512, 512, lhs="f16", rhs="f16"), 48 * 1024),
+    ("matmul 300x200x100 f32", matmul_text(300, 100, 200), 48 * 1024),
+    ("batch_matmul 4x64x64x64 bf16", matmul_text(64, 64, 64, "bf16", "bf16", "bf16", 4), 8192),
+    ("conv 1x10x11x3 stride 2", CONV, 256),
+    ("row max 6x10", OPS["row_max"], 16),
+    ("stencil 12 by 3", OPS["stencil"], 20),
+]
+
+
+def expect_fewest(impl, title: str, op: StructuredOp, buffer: int) -> tuple[int, ...]:
+    what = f"fewest_tiles({title}, buffer_bytes={buffer})"
+    found = ask(impl, "06.4", what, "fewest_tiles", op, buffer)
+    expect_instance(what, found, (tuple, list), "a tuple of tile sizes, one per loop")
+    loop_sizes = op.static_loop_sizes()
+    names = [op.loop_name(p) for p in range(op.num_loops)]
+    if len(found) != len(loop_sizes) or not all(isinstance(t, int) for t in found):
+        raise GradingFailure(f"{what}: expected {len(loop_sizes)} int tile sizes, found {found!r}")
+    found = tuple(found)
+    for name, n, t in zip(names, loop_sizes, found, strict=True):
+        if not 0 <= t <= n:
+            raise GradingFailure(f"{what}: {found}: loop {name} has {n} iterations, tile {t}")
+    for name, box, size in operand_box_bytes(op, found):
+        if size > buffer:
+            raise GradingFailure(
+                f"{what}: tile {found}: the slice of {name} a full tile takes is {format_box(box)}"
+                f" = {size} B, over its buffer of {buffer} B ({describe_boxes(op, found)})"
+            )
+    best = fewest_tiles_search(op, buffer)
+    assert best is not None, f"{what}: a case where nothing fits is not a case for this test"
+    tiles = tile_count(op, found)
+    if tiles > best[0]:
+        raise GradingFailure(
+            f"{what}: tile {found} makes {tiles} tiles ({describe_boxes(op, found)}); "
+            f"{best[1]} makes {best[0]}, every slice within its {buffer} B "
+            f"({describe_boxes(op, best[1])})"
+        )
+    return found
+
+
+@task06_4
+@pytest.mark.parametrize("title, text, buffer", FEWEST_CASES, ids=[c[0] for c in FEWEST_CASES])
+def test_fewest_tiles_whose_slices_fit(impl, title, text, buffer):
+    expect_fewest(impl, title, the_op(text), buffer)
+
+
+@task06_4
+def test_fewest_tiles_says_when_nothing_fits(impl):
+    op = the_op(matmul_text(8, 8, 8, lhs="f16", rhs="f16"))
+    what = "fewest_tiles(matmul 8x8x8 f16 -> f32, buffer_bytes=3) (one f32 element is 4 B)"
+    try:
+        found = ask(impl, "06.4", what, "fewest_tiles", op, 3)
+    except ValueError as error:
+        if "3" not in str(error):
+            raise GradingFailure(
+                f"{what}: the ValueError should say the buffer size: {error}"
+            ) from None
+        return
+    raise GradingFailure(f"{what}: expected a ValueError, found {found!r}")
+
+
+@task06_4
+@pytest.mark.parametrize("kind", ["matmul", "conv"])
+def test_fewest_tiles_compile_and_run(impl, kind):
+    rng = np.random.default_rng(64)
+    if kind == "matmul":
+        arrays = [rng.standard_normal(s).astype(np.float32) for s in [(30, 20), (20, 24)]]
+        fn, buffer = (lambda a, b: a @ b), 512
+        expected = arrays[0].astype(np.float64) @ arrays[1]
+    else:
+        arrays = [rng.standard_normal(s).astype(np.float32) for s in [(1, 9, 9, 3), (3, 3, 3, 4)]]
+        fn, buffer = (lambda x, w: conv2d(x, w, stride=2)), 256
+        x, w = (a.astype(np.float64) for a in arrays)
+        expected = np.zeros((1, 4, 4, 4))
+        for i in range(3):
+            for j in range(3):
+                expected += np.einsum("nhwc,cf->nhwf", x[:, i : i + 8 : 2, j : j + 8 : 2], w[i, j])
+    fused = tinycomp.compile(fn, *arrays, stop_after="fused")
+    root = [op for op in fused.ir("fused").walk() if isinstance(op, StructuredOp)][-1]
+    sizes = expect_fewest(impl, f"the {kind} of tinycomp.compile", root, buffer)
+    what = f"tinycomp.compile({kind}, tile_sizes={sizes}) (your tiles for {buffer} B buffers)"
+    program = tinycomp.compile(
+        fn, *arrays, options=tinycomp.CompileOptions(tile_sizes=sizes), stop_after="tiled"
+    )
+    result = program.reports["linalg-tile-and-fuse"].results[-1]
+    if not result.tiled:
+        raise GradingFailure(f"{what}: the root was not tiled: {result.reason}")
+    best = fewest_tiles_search(root, buffer)
+    expect_equal(f"{what}: tiles in the report", result.total_tiles, best[0])
     expect_array_close(
         f"{what}, run by the interpreter", program.run(*arrays, stage="tiled"),
         expected.astype(np.float32), rtol=1e-4, atol=1e-4,

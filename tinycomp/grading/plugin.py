@@ -7,7 +7,8 @@ dies still leaves a readable record of everything before it:
     {"event": "collected", "nodeid": "tests/...::test_flops", "tasks": {"task00_1": 2}}
     {"event": "started", "nodeid": "tests/...::test_flops"}
     {"event": "finished", "nodeid": "tests/...::test_flops", "status": "passed", "message": ""}
-    {"event": "collect_error", "nodeid": "tests/exercises/test_ch01_ir.py", "message": "..."}
+    {"event": "collect_error", "nodeid": "tests/exercises/test_ch01_ir.py",
+     "message": "ModuleNotFoundError: No module named 'hypothesis'\n  tests/..."}
     {"event": "done", "exitstatus": 0}
 
 The grader reads this log (`runner.read_log`); it never parses pytest's
@@ -23,6 +24,7 @@ from typing import IO, Any
 
 import pytest
 
+from tinycomp.grading.collect_errors import describe_collect_error
 from tinycomp.grading.outcomes import Status, classify
 from tinycomp.grading.tasks import marker_to_task_id
 
@@ -60,6 +62,7 @@ class OutcomeLog:
         self.root = root
         self.file: IO[str] = path.open("a", encoding="utf-8")
         self.outcomes: dict[str, tuple[Status, str]] = {}
+        self.collect_causes: dict[str, BaseException] = {}
 
     def write(self, **event: Any) -> None:
         """Append one event and flush it, so it survives a crash right after."""
@@ -71,10 +74,19 @@ class OutcomeLog:
         for item in session.items:
             self.write(event="collected", nodeid=item.nodeid, tasks=task_markers(item))
 
+    def pytest_exception_interact(
+        self, node: pytest.Item | pytest.Collector, call: pytest.CallInfo[Any], report: Any
+    ) -> None:
+        """Keep the exception of a file that could not be collected: its report is only text."""
+        if isinstance(report, pytest.CollectReport) and call.excinfo is not None:
+            self.collect_causes[report.nodeid] = call.excinfo.value
+
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
-        """Log a test file that could not be collected."""
+        """Log a test file that could not be collected: the real cause first, then pytest's text."""
         if report.failed:
-            self.write(event="collect_error", nodeid=report.nodeid, message=report.longreprtext)
+            error = self.collect_causes.pop(report.nodeid, None)
+            message = describe_collect_error(error, self.root, report.longreprtext)
+            self.write(event="collect_error", nodeid=report.nodeid, message=message)
 
     def pytest_runtest_logstart(self, nodeid: str) -> None:
         """Log that a test started: if the process dies now, the grader knows which one."""

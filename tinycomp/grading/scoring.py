@@ -172,9 +172,8 @@ def _why_no_tests(
         return f"every test of this task was skipped: {tests[0].message}"
     if not chapter.test_path.exists():
         return f"no graded tests: {shown_path} does not exist"
-    if shown_path in run.collect_errors:
-        report = run.collect_errors[shown_path].strip().splitlines()
-        return f"{shown_path} could not be collected:\n" + "\n".join(report[-12:])
+    if shown_path in run.collect_errors:  # the cause first (collect_errors.py), then pytest's text
+        return f"{shown_path} could not be collected: {run.collect_errors[shown_path].strip()}"
     if run.problem:
         return run.problem
     marker = task.marker if task else "taskNN_k"

@@ -12,8 +12,9 @@ that, and counts the bytes. The algorithm:
    follows every replacement: each new op takes over the original ops its predecessors
    held.
 3. A tensor whose producer and reader ended in one kernel is not written any more.
-4. Draw one box per original op, boxes of one fused kernel in one coloured cluster;
-   edges are tensors labelled with shape and bytes, dashed when no longer written.
+4. Draw one box per original op, saying what it computes, boxes of one fused kernel in
+   one coloured frame (every frame its own colour); each tensor is a small ellipse with
+   its shape and bytes, dashed and inside the frame when it is no longer written.
 
 Bytes moved are ``tinycomp.perf.kernel_cost``'s compulsory traffic of each kernel; a
 tensor's own size is its elements times ``ceil(bitwidth / 8)`` bytes each.
@@ -46,6 +47,17 @@ from tinycomp.passes.fusion import FusionPass, why_not_fusable
 from tinycomp.perf.kernel_cost import kernel_cost, program_bytes
 from tinycomp.rewrite.rewriter import PatternRewriter, RewriteListener
 from tinycomp.viz.graph import Graph, GraphError
+from tinycomp.viz.graph_style import (
+    CONSTANT,
+    FUSED_TENSOR,
+    INPUT,
+    KERNEL_COLORS,
+    OP,
+    TENSOR,
+    TERMINATOR,
+)
+from tinycomp.viz.kernel_graph import kernel_summary
+from tinycomp.viz.palette import swatches
 from tinycomp.viz.picture import Picture
 from tinycomp.viz.plots import PALETTE, figure_to_picture, house_style, new_figure
 from tinycomp.viz.render import render_svg
@@ -63,9 +75,6 @@ FusionRule = Callable[[GenericOp, GenericOp, int], "str | None"]
 """``rule(producer, consumer, operand_index)``: why the pair may not fuse, or ``None``
 (``why_not_fusable``'s signature; MLIR's pass takes a ``ControlFusionFn`` likewise)."""
 
-SOLID_EDGE = "#555555"
-ARGUMENT_FILL = "#dcebf5"  # light blue, as in the def-use graph
-SINGLE_FILL = "#f2f2f2"  # an op that stayed a kernel of its own
 
 
 def format_bytes(count: int) -> str:
@@ -238,10 +247,12 @@ class _Drawing:
         self.names = _op_names(function)
         ssa = SSANames(function, use_asm_names=True)
         self.nodes: dict[str, str] = {}  # node name -> label
-        for argument in function.regions[0].entry_block.arguments:
-            self.nodes[ssa.value_name(argument)] = f"{ssa.value_name(argument)}\n{argument.type}"
+        self.arguments = [ssa.value_name(a) for a in function.regions[0].entry_block.arguments]
+        for argument in self.arguments:
+            self.nodes[argument] = argument
+        self.fills = {name for op, name in self.names.items() if kernel_summary(op) == "fill"}
         for op, op_name in self.names.items():
-            self.nodes[op_name] = f"{op_name}\n{_payload_summary(op)}"
+            self.nodes[op_name] = f"{op_name}\n{kernel_summary(op)}"
         self.tensors: list[tuple[str, str, int, str, str]] = []  # value, type, bytes, from, to
         for op in function.walk():
             if isinstance(op, StructuredOp):
@@ -287,49 +298,52 @@ class _Drawing:
         return "\n".join(lines)
 
     def graph(self, record: FusionRecord, title: str) -> Graph:
-        """Step 4: boxes, one coloured cluster per fused kernel, tensors as edges."""
+        """Step 4: boxes, one coloured frame per fused kernel, tensors as small ellipses."""
         caption = title.removeprefix("fusion graph of ").replace("; ", "\n")
-        caption += "\ndashed: tensors no longer written (fused into their reader)"
-        graph = Graph(title, rankdir="TB", nodesep="0.3", ranksep="0.35")
+        caption += "\ndashed: a tensor no longer written (it stays inside its kernel)"
+        graph = Graph(title, rankdir="TB", nodesep="0.3", ranksep="0.3")
         graph.attrs.update(label=caption, labelloc="t")
         kernel_of = {op: kernel for kernel, ops in record.kernels.items() for op in ops}
         fused = [kernel for kernel, ops in record.kernels.items() if len(ops) > 1]
-        colors = {kernel: PALETTE[i % len(PALETTE)] for i, kernel in enumerate(fused)}
+        colors = dict(zip(fused, swatches(len(fused), KERNEL_COLORS), strict=True))
         clusters = {
-            kernel: graph.cluster(kernel, f"kernel {kernel}", color=colors[kernel])
+            kernel: graph.cluster(kernel, f"kernel {kernel}", color=colors[kernel].color)
             for kernel in fused
         }
         for node, label in self.nodes.items():
+            if node in self.arguments:
+                continue  # drawn as tensors below
             kernel = kernel_of.get(node)
-            if node not in kernel_of:
-                shape = "ellipse" if node != "return" else "plaintext"
-                fill = ARGUMENT_FILL if node != "return" else None
-                graph.node(node, label, shape=shape, fill=fill)
+            if node == "return":
+                graph.node(node, label, **TERMINATOR.options())
             elif kernel in clusters:
-                color = colors[kernel]
-                graph.node(node, label, color=color, fill=_tint(color), cluster=clusters[kernel])
+                swatch = colors[kernel]
+                graph.node(node, label, color=swatch.color, fill=swatch.fill, cluster=clusters[kernel])
             else:
-                graph.node(node, label, fill=SINGLE_FILL)
-        for value, value_type, size, source, reader in self.tensors:
-            label = f"{_short_type(value_type)}, {format_bytes(size)}"  # the source names it
+                graph.node(node, label, **(CONSTANT if node in self.fills else OP).options())
+        for value, value_type, size, source in self._values():
+            tensor = f"tensor {value}"
+            shape = f"{_short_type(value_type)} · {format_bytes(size)}"
+            if value in self.arguments:
+                graph.node(tensor, f"{value}\n{shape}", **INPUT.options())
+                continue
             if value in record.not_written:
-                graph.edge(source, reader, label, style="dashed", color=colors[kernel_of[reader]])
+                home = clusters.get(kernel_of[source])
+                label, style = f"{shape}\nnot written", FUSED_TENSOR
+                graph.node(tensor, label, cluster=home, **style.options())
             else:
-                graph.edge(source, reader, label, color=SOLID_EDGE)
+                graph.node(tensor, shape, **TENSOR.options())
+            graph.edge(source, tensor)
+        for value, _, _, _, reader in self.tensors:
+            graph.edge(f"tensor {value}", reader)
         return graph
 
-
-def _payload_summary(op: StructuredOp) -> str:
-    """What a kernel computes, in a few words: ``subf, exp`` or ``fill`` or ``addf (reduce)``."""
-    if not isinstance(op, GenericOp):
-        return op.name
-    steps = [nested.name.split(".")[-1] for nested in op.body.ops if not nested.is_terminator]
-    shown = ", ".join(steps[:4]) + (", ..." if len(steps) > 4 else "")
-    if not steps:
-        shown = "copy" if any(_has_static_shape(v) for v in op.inputs) else "fill"
-    if "reduction" in op.iterator_types():
-        shown += " (reduce)"
-    return shown
+    def _values(self) -> list[tuple[str, str, int, str]]:
+        """Each tensor once, in the order it is first read: name, type, bytes, maker."""
+        seen: dict[str, tuple[str, str, int, str]] = {}
+        for value, value_type, size, source, _ in self.tensors:
+            seen.setdefault(value, (value, value_type, size, source))
+        return list(seen.values())
 
 
 def _tensor_bytes(value: Value) -> int:
@@ -345,13 +359,6 @@ def _has_static_shape(value: Value) -> bool:
 def _short_type(type_text: str) -> str:
     """``tensor<4x8xf32>`` -> ``4x8xf32``."""
     return type_text.removeprefix("tensor<").removesuffix(">")
-
-
-def _tint(color: str, amount: float = 0.78) -> str:
-    """``color`` mixed with white: a light fill of the same hue."""
-    channels = [int(color[i : i + 2], 16) for i in (1, 3, 5)]
-    mixed = [round(c + (255 - c) * amount) for c in channels]
-    return "#" + "".join(f"{c:02x}" for c in mixed)
 
 
 def _count(number: int, noun: str) -> str:

@@ -1,7 +1,15 @@
 """A small graph builder for the chapters: def-use graphs, CFGs, pass pipelines.
 
 Build the graph, then show it; the picture's text twin is a listing of the
-graph that reads the same whichever renderer drew the SVG.
+graph that reads the same whichever renderer drew the SVG. Every graph is drawn in the
+house style of ``tinycomp.viz.graph_style``, with two guarantees:
+
+1. **Labels never collide.** An edge label is drawn as a small node of its own, placed
+   on the edge (``a -> "label" -> b``), so Graphviz keeps it apart from every other node
+   and label, with the system ``dot`` and the WebAssembly build alike.
+2. **Text stays readable.** Text on a filled box is black or white by contrast
+   (``tinycomp.viz.palette.ink_for``), and a ``size`` attribute that would shrink the
+   text below ``graph_style.MIN_TEXT_PX`` in a notebook cell is not applied.
 
 >>> g = Graph("def-use", rankdir="LR")
 >>> g.node("x", "%x = arith.constant 2")
@@ -27,6 +35,8 @@ from dataclasses import dataclass
 
 import graphviz
 
+from tinycomp.viz import graph_style as style
+from tinycomp.viz.palette import ink_for
 from tinycomp.viz.picture import Picture
 from tinycomp.viz.render import render_svg
 
@@ -40,7 +50,10 @@ SHAPES = (
     "invtrapezium", "parallelogram", "house", "invhouse", "hexagon", "octagon", "triangle",
     "invtriangle", "cylinder", "note", "tab", "folder", "box3d", "component", "record",
 )  # fmt: skip
-FONT = "Helvetica,Arial,sans-serif"
+OUTLINES = ("dashed", "dotted", "bold", "rounded")
+FONT = style.FONT
+LABEL_INK = "#333333"
+"""Edge labels: dark grey, readable on white whatever the edge's colour."""
 
 
 class GraphError(ValueError):
@@ -75,6 +88,8 @@ class _Node:
     color: str | None
     fill: str | None
     cluster: Cluster | None
+    outline: str | None = None
+    small: bool = False
 
 
 @dataclass(frozen=True)
@@ -129,10 +144,15 @@ class Graph:
         color: str | None = None,
         fill: str | None = None,
         cluster: Cluster | None = None,
+        outline: str | None = None,
+        small: bool = False,
     ) -> str:
         """Add a node and return its name; ``label`` defaults to the name.
 
-        ``cluster`` (made by :meth:`cluster`) puts the node inside that box.
+        ``cluster`` (made by :meth:`cluster`) puts the node inside that box; ``outline``
+        draws its border ``"dashed"``, ``"dotted"``, ``"bold"`` or ``"rounded"``;
+        ``small`` draws its text at ``graph_style.SMALL_FONT_SIZE``. The styles of
+        ``tinycomp.viz.graph_style`` give these keywords: ``**INPUT.options()``.
 
         >>> Graph("g").node("add", "arith.addf", shape="ellipse", color="red")
         'add'
@@ -141,9 +161,11 @@ class Graph:
             raise GraphError(f"expected a new node name, got {name!r} a second time")
         if shape is not None and shape not in SHAPES:
             raise GraphError(f"expected shape to be one of {SHAPES}, got {shape!r}")
+        if outline is not None and outline not in OUTLINES:
+            raise GraphError(f"expected outline to be one of {OUTLINES}, got {outline!r}")
         self._check_cluster(cluster)
         label = name if label is None else label
-        self._nodes[name] = _Node(name, label, shape, color, fill, cluster)
+        self._nodes[name] = _Node(name, label, shape, color, fill, cluster, outline, small)
         return name
 
     def edge(
@@ -212,6 +234,7 @@ class Graph:
             label = None if node.label == node.name else node.label
             name = node.name.ljust(width) if label is not None else node.name
             options = {"shape": node.shape, "color": node.color, "fill": node.fill}
+            options["outline"] = node.outline
             lines.append(_listing_line("    ", name, label, **options))
         if self._edges:
             lines.append("  edges:")
@@ -240,43 +263,86 @@ class Graph:
 
         Nodes get the DOT ids ``n0, n1, ...`` in insertion order, so any name
         works (in DOT a name such as ``a:b`` would mean port ``b`` of node ``a``).
+        The label of edge ``k`` is node ``e<k>``, a plain-text node on the edge (the
+        module docstring says why), inside the innermost cluster holding both ends.
+
+        >>> g = Graph("g")
+        >>> a, b = g.node("a"), g.node("b")
+        >>> g.edge(a, b, "uses")
+        >>> [line.strip() for line in g.source.splitlines() if "->" in line]
+        ['n0 -> e0 [arrowhead=none]', 'e0 -> n1']
         """
+        return self._dot(self.attrs).source
+
+    def _dot(self, attrs: dict[str, str]) -> graphviz.Digraph:
         ids = {name: f"n{index}" for index, name in enumerate(self._nodes)}
         dot = graphviz.Digraph(name=self.name)
-        dot.attr(rankdir=self.rankdir, fontname=FONT, fontsize="11", **self.attrs)
-        dot.attr("node", shape="box", fontname=FONT, fontsize="11")
-        dot.attr("edge", fontname=FONT, fontsize="10")
-        self._add_members(dot, ids, cluster=None)
-        for edge in self._edges:
-            label = None if edge.label is None else graphviz.escape(edge.label)
+        font = {"fontname": FONT, "fontsize": _points(style.FONT_SIZE)}
+        dot.attr(rankdir=self.rankdir, **font, **attrs)
+        dot.attr("node", shape="box", **font)
+        dot.attr("edge", color=style.EDGE_COLOR, fontname=FONT)
+        labels = self._label_clusters()
+        self._add_members(dot, ids, labels, cluster=None)
+        for index, edge in enumerate(self._edges):
             attrs = _attrs(color=edge.color, style=edge.style)
-            dot.edge(ids[edge.tail], ids[edge.head], label, **attrs)
-        return dot.source
+            if edge.label is None:
+                dot.edge(ids[edge.tail], ids[edge.head], **attrs)
+                continue
+            dot.edge(ids[edge.tail], f"e{index}", arrowhead="none", **attrs)
+            dot.edge(f"e{index}", ids[edge.head], **attrs)
+        return dot
+
+    def _label_clusters(self) -> dict[int, Cluster | None]:
+        """Where each labelled edge's label node goes: the innermost cluster that holds
+        both ends of the edge (``None``: the top level)."""
+        placed: dict[int, Cluster | None] = {}
+        for index, edge in enumerate(self._edges):
+            if edge.label is None:
+                continue
+            outer = _enclosing(self._nodes[edge.tail].cluster)
+            inner = self._nodes[edge.head].cluster
+            while inner is not None and inner not in outer:
+                inner = inner.parent
+            placed[index] = inner
+        return placed
 
     def _add_members(
-        self, dot: graphviz.Digraph, ids: dict[str, str], cluster: Cluster | None
+        self,
+        dot: graphviz.Digraph,
+        ids: dict[str, str],
+        labels: dict[int, Cluster | None],
+        cluster: Cluster | None,
     ) -> None:
-        """Write the nodes and sub-clusters that sit directly inside ``cluster``."""
+        """Write the nodes, edge labels and sub-clusters directly inside ``cluster``."""
         for node in self._nodes.values():
             if node.cluster is cluster:
-                style = None if node.fill is None else "filled"
-                attrs = _attrs(shape=node.shape, color=node.color, fillcolor=node.fill, style=style)
-                dot.node(ids[node.name], graphviz.escape(node.label), **attrs)
+                dot.node(ids[node.name], graphviz.escape(node.label), **_node_attrs(node))
+        for index, place in labels.items():
+            if place is cluster:
+                label = graphviz.escape(self._edges[index].label or "")
+                dot.node(f"e{index}", label, **_LABEL_NODE)
         for index, child in enumerate(self._clusters):
             if child.parent is cluster:
                 with dot.subgraph(name=f"cluster_{index}") as sub:
                     sub.attr(label=graphviz.escape(child.label), **_attrs(color=child.color))
-                    self._add_members(sub, ids, cluster=child)
+                    self._add_members(sub, ids, labels, cluster=child)
 
     def picture(self, renderer: str = "auto") -> Picture:
         """Render to a :class:`Picture` (see :mod:`tinycomp.viz.render` for ``renderer``).
+
+        A ``size`` attribute that would shrink the text below ``graph_style.MIN_TEXT_PX``
+        (as a notebook cell shows the picture) is dropped: the drawing keeps its natural
+        size instead.
 
         >>> print(Graph("empty").picture(renderer="text"))
         graph "empty" (0 nodes, 0 edges)
           nodes:
         """
         twin = self.text
-        svg, _ = render_svg(self.source, renderer, text=twin)
+        svg, used = render_svg(self.source, renderer, text=twin)
+        if used != "text" and "size" in self.attrs and _smallest_text_px(svg) < style.MIN_TEXT_PX:
+            unsized = {key: value for key, value in self.attrs.items() if key != "size"}
+            svg, _ = render_svg(self._dot(unsized).source, used, text=twin)
         return Picture(text=twin, svg=svg)
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
@@ -294,3 +360,50 @@ def _count(number: int, noun: str) -> str:
 def _attrs(**values: str | None) -> dict[str, str]:
     """Graphviz attributes for the values that are set."""
     return {key: value for key, value in values.items() if value is not None}
+
+
+def _points(size: float) -> str:
+    return f"{size:g}"
+
+
+_LABEL_NODE = {
+    "shape": "plaintext",
+    "fontsize": _points(style.SMALL_FONT_SIZE),
+    "fontcolor": LABEL_INK,
+    "margin": "0.04,0.02",
+    "width": "0",
+    "height": "0",
+}
+"""An edge label drawn as a node: plain text, small, no border."""
+
+
+def _node_attrs(node: _Node) -> dict[str, str]:
+    """The DOT attributes of one node: shape, colours, outline, text colour by contrast."""
+    styles = [name for name in (node.outline, None if node.fill is None else "filled") if name]
+    attrs = _attrs(shape=node.shape, color=node.color, fillcolor=node.fill)
+    if styles:
+        attrs["style"] = ",".join(styles)
+    if node.fill is not None:
+        attrs["fontcolor"] = ink_for(node.fill)
+    if node.small:
+        attrs["fontsize"] = _points(style.SMALL_FONT_SIZE)
+        attrs["margin"] = "0.06,0.03"
+    return attrs
+
+
+def _enclosing(cluster: Cluster | None) -> list[Cluster]:
+    """``cluster`` and every cluster around it, innermost first."""
+    chain = []
+    while cluster is not None:
+        chain.append(cluster)
+        cluster = cluster.parent
+    return chain
+
+
+def _smallest_text_px(svg: str) -> float:
+    from tinycomp.viz.svg_checks import smallest_text_px  # svg_checks reads what we draw
+
+    try:
+        return smallest_text_px(svg)
+    except ValueError:  # no text at all
+        return style.MIN_TEXT_PX

@@ -1,11 +1,13 @@
 """The def-use graph of a function: who defines each SSA value, and who reads it.
 
 Every op becomes a box, every block argument a small ellipse, and every operand an
-edge from the value's definition to the op that reads it, labelled with the value's
-name. An op with regions (``func.func``, ``scf.for``) becomes a cluster holding its
+edge from the value's definition to the op that reads it. The edge needs no label: the
+box or ellipse it starts from names the value (``%xx = arith.mulf``, ``%x: f32``); only a
+result of an op with several results is named on its edge (``%0#1``). An op with regions (``func.func``, ``scf.for``) becomes a cluster holding its
 body; when it also has operands or results (``%r = scf.for``) a header box inside
 the cluster stands for the op itself, so its inputs and its results have somewhere
-to attach. Constants are shaded grey, terminators orange.
+to attach. Constants are shaded grey, terminators vermillion, arguments light blue, in
+the style every graph shares (``tinycomp.viz.graph_style``).
 
 The names are the printer's (``tinycomp.ir.naming``): the picture, its text twin and
 ``print_ir`` of the same op all say ``%c0``, ``%arg1``, ``%3``.
@@ -31,18 +33,18 @@ The algorithm:
 >>> print(def_use_graph(module).text)
 graph "def-use of @axpy" (6 nodes, 5 edges, 1 cluster)
   nodes:
-    op0.arg0  "%a: f32"  shape=ellipse fill=#dcebf5
-    op0.arg1  "%x: f32"  shape=ellipse fill=#dcebf5
-    op0.arg2  "%y: f32"  shape=ellipse fill=#dcebf5
+    op0.arg0  "%a: f32"  shape=ellipse color=#5b8db8 fill=#dcebf5
+    op0.arg1  "%x: f32"  shape=ellipse color=#5b8db8 fill=#dcebf5
+    op0.arg2  "%y: f32"  shape=ellipse color=#5b8db8 fill=#dcebf5
     op1       "%ax = arith.mulf"
     op2       "%r = arith.addf"
     op3       "func.return"  color=#D55E00 fill=#fbe2d0
   edges:
-    op0.arg0 -> op1  "%a"
-    op0.arg1 -> op1  "%x"
-    op1 -> op2  "%ax"
-    op0.arg2 -> op2  "%y"
-    op2 -> op3  "%r"
+    op0.arg0 -> op1
+    op0.arg1 -> op1
+    op1 -> op2
+    op0.arg2 -> op2
+    op2 -> op3
   clusters:
     op0 body  "func.func @axpy": op0.arg0, op0.arg1, op0.arg2, op1, op2, op3
 """
@@ -58,16 +60,10 @@ from tinycomp.ir.registry import lookup_op_class
 from tinycomp.ir.symbols import symbol_name
 from tinycomp.ir.values import Value
 from tinycomp.viz.graph import Cluster, Graph, GraphError
+from tinycomp.viz.graph_style import CLUSTER_BORDER, CONSTANT, INPUT, TERMINATOR
 
 __all__ = ["def_use_graph"]
 
-# Colours: light fills of the Okabe-Ito palette (tinycomp.viz.plots.PALETTE).
-ARGUMENT_FILL = "#dcebf5"  # light blue
-CONSTANT_FILL = "#eeeeee"  # grey
-CONSTANT_BORDER = "#888888"
-TERMINATOR_FILL = "#fbe2d0"  # light vermillion
-TERMINATOR_BORDER = "#D55E00"
-CLUSTER_BORDER = "#7f7f7f"
 LONGEST_CONSTANT = 28  # characters of a constant's value shown in its label
 
 
@@ -183,23 +179,20 @@ class _DefUseBuilder:
             node = self.graph.node(
                 f"{prefix}.arg{position}",
                 f"{self.names.value_name(argument)}: {argument.type}",
-                shape="ellipse",
-                fill=ARGUMENT_FILL,
                 cluster=cluster,
+                **INPUT.options(),
             )
             self.defining_node[argument] = node
         for nested in block:
             self.add_nodes(nested, cluster)
 
     def _add_op_node(self, op: Operation, cluster: Cluster | None) -> None:
-        color = fill = None
+        kind = {}
         if _is_constant(op):
-            color, fill = CONSTANT_BORDER, CONSTANT_FILL
+            kind = CONSTANT.options()
         elif _is_terminator(op):
-            color, fill = TERMINATOR_BORDER, TERMINATOR_FILL
-        node = self.graph.node(
-            self.op_ids[op], self._op_label(op), color=color, fill=fill, cluster=cluster
-        )
+            kind = TERMINATOR.options()
+        node = self.graph.node(self.op_ids[op], self._op_label(op), cluster=cluster, **kind)
         for result in op.results:
             self.defining_node[result] = node
 
@@ -221,13 +214,17 @@ class _DefUseBuilder:
 
     # -- step 3: edges -------------------------------------------------------------------
     def add_edges(self) -> None:
-        """One edge per operand, from the node defining the value to the reader."""
+        """One edge per operand, from the node defining the value to the reader; named
+        only when that node defines several values."""
         for op in self.root.walk():
             for value in op.operands:
                 source = self.defining_node.get(value)
                 if source is None:
                     source = self._add_outside_node(value)
-                self.graph.edge(source, self.op_ids[op], self.names.value_name(value))
+                producer = value.defining_op()
+                several = producer is not None and len(producer.results) > 1
+                label = self.names.value_name(value) if several else None
+                self.graph.edge(source, self.op_ids[op], label)
 
     def _add_outside_node(self, value: Value) -> str:
         """A plain-text node for a value defined outside the drawn op."""

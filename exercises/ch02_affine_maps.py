@@ -4,12 +4,16 @@ An affine map sends the loop indices of an iteration space to the indices of an
 array. `linalg.generic` gives each operand one such *indexing map*, and every later
 stage of the compiler reads them: fusion composes them (Task 02.1), a convolution is
 little more than three of them (Task 02.2), and tiling asks for the slice of each
-operand that one tile of the loops touches, its *footprint* (Task 02.3).
+operand that one tile of the loops touches, its *footprint* (Task 02.3). Task 02.4 is
+an open one: tile a convolution so that its DRAM traffic stays under a budget.
 
 The functions below build on `tinycomp.affine`: `AffineMap(num_dims, num_symbols,
 results)`, the expressions `dim(i)`, `sym(j)`, `const(c)` with `+ - * // %`, and
 `parse_affine_map("(d0, d1) -> (d1, d0)")`. The two worked examples at the top show
-the style.
+the style. Each task's docstring is its contract and names the section of
+`chapters/02_affine_maps.ipynb` that teaches it. The grader refuses answers that call
+the library's own version of the same thing (`AffineMap.compose`, the maps of
+`linalg.conv_2d_nhwc_hwcf`, `AffineMap.tile_footprint`).
 
 Fill in each TODO, then run `tinycomp grade ch02`.
 """
@@ -18,9 +22,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-# What your code will need: `dim`, `sym` and `simplify()` build maps (Tasks 02.1 and 02.2),
-# the expression classes tell the nodes of a tree apart (Task 02.3). The stubs do not use
-# them yet, hence the `noqa`.
+# The building blocks: `dim`, `sym` and `simplify()` build maps, the expression classes
+# tell the nodes of a tree apart. The stubs do not use them yet, hence the `noqa`.
 from tinycomp.affine import (  # noqa: F401
     AffineBinaryExpr,
     AffineConstantExpr,
@@ -34,6 +37,7 @@ from tinycomp.affine import (  # noqa: F401
 
 __all__ = [
     "compose",
+    "conv_tile",
     "conv2d_nhwc_hwcf_iterator_types",
     "conv2d_nhwc_hwcf_maps",
     "expr_bounds",
@@ -72,25 +76,27 @@ def matmul_iterator_types() -> list[str]:
 def compose(f: AffineMap, g: AffineMap) -> AffineMap:
     """`f ∘ g`, the map `x -> f(g(x))`, with MLIR's meaning (`AffineMap::compose`).
 
-    The results of `g` are substituted for the dimensions of `f`: `f`'s `d_i` becomes
-    `g`'s result `i`. The composed map takes `g`'s dimensions. Symbols are kept, all
-    of them: `f`'s symbols come first and keep their numbers, then `g`'s, renumbered
-    after them (`g`'s `s0` becomes `s<f.num_symbols>`). Return simplified results.
-    Raise `ValueError` unless `g` has one result per dimension of `f`.
+    Contract:
 
-    Do not call `AffineMap.compose`: writing it is the task. Useful:
-    `AffineExpr.replace_dims_and_symbols(dims, symbols)` and `AffineExpr.simplify()`.
+    * `(f ∘ g)(x, symbols) == f(g(x, g_symbols), f_symbols)` at every point;
+    * the result has `g`'s dimensions, `f`'s results, and the symbols of both: `f`'s
+      first, keeping their numbers, then `g`'s, numbered after them (`g`'s `s0` becomes
+      `s<f.num_symbols>`);
+    * `ValueError` unless `g` has one result per dimension of `f`.
+
+    Results in any form are accepted (the grader compares them after `simplify()`).
+    Worked examples, the second from MLIR's documentation; taught in "Composition":
 
     >>> f = parse_affine_map("(d0, d1) -> (d1, d0 + 1)")
     >>> g = parse_affine_map("(d0) -> (d0 * 2, d0 + 3)")
-    >>> print(compose(f, g))
+    >>> print(compose(f, g).simplify())
     (d0) -> (d0 + 3, d0 * 2 + 1)
     >>> print(compose(parse_affine_map("(d0)[s0] -> (d0 + s0)"),
-    ...               parse_affine_map("(d0)[s0] -> (d0 * 4 + s0)")))
+    ...               parse_affine_map("(d0)[s0] -> (d0 * 4 + s0)")).simplify())
     (d0)[s0, s1] -> (d0 * 4 + s0 + s1)
     """
     # TODO(Task 02.1): compose two affine maps by substitution
-    raise NotImplementedError("Task 02.1: substitute the results of g for the dimensions of f")
+    raise NotImplementedError("Task 02.1: compose f with g")
 
 
 # -- Task 02.2 ---------------------------------------------------------------------------
@@ -99,58 +105,54 @@ def conv2d_nhwc_hwcf_maps(
 ) -> list[AffineMap]:
     """The indexing maps of `linalg.conv_2d_nhwc_hwcf`: input, filter, output.
 
-    The loops are `(n, oh, ow, f, kh, kw, c)`, the maps' `(d0, ..., d6)`: batch,
-    output row, output column, output channel, filter row, filter column, input
-    channel. With strides `(sh, sw)` and dilations `(dh, dw)`:
+    Contract: the loops are `(n, oh, ow, f, kh, kw, c)`, the maps' `(d0, ..., d6)`:
+    batch, output row, output column, output channel, filter row, filter column, input
+    channel. With strides `(sh, sw)` and dilations `(dh, dw)` the op computes
 
         output[n, oh, ow, f] += input[n, oh * sh + kh * dh, ow * sw + kw * dw, c]
                                 * filter[kh, kw, c, f]
 
-    Return the maps in that order: input, filter, output. (`simplify()` makes them print
-    as `mlir-opt` prints them: `d4`, not `d4 * 1`.)
+    Return three maps with 7 dimensions and 4 results each, in that order. Any form of
+    the right maps is accepted. Taught in "A strided convolution"; the grader also runs
+    a `linalg.generic` built from your maps against numpy.
 
-    >>> print(conv2d_nhwc_hwcf_maps(strides=(2, 2))[0])
+    >>> print(conv2d_nhwc_hwcf_maps(strides=(2, 2))[0].simplify())
     (d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 * 2 + d5, d6)
     """
     # TODO(Task 02.2): the indexing maps of a strided, dilated conv2d
-    raise NotImplementedError(
-        "Task 02.2: write the input, filter and output maps of conv_2d_nhwc_hwcf"
-    )
+    raise NotImplementedError("Task 02.2: the input, filter and output maps of conv_2d_nhwc_hwcf")
 
 
 def conv2d_nhwc_hwcf_iterator_types() -> list[str]:
     """`"parallel"` or `"reduction"` for each loop `(n, oh, ow, f, kh, kw, c)`.
 
-    A loop is a reduction when the output does not depend on it: many of its
-    iterations add into the same output element.
+    Contract: seven strings, one per loop, in loop order, with the meaning of "Parallel
+    or reduction" in the chapter (section 3).
 
     >>> conv2d_nhwc_hwcf_iterator_types()[:2]
     ['parallel', 'parallel']
     """
     # TODO(Task 02.2): the indexing maps of a strided, dilated conv2d
-    raise NotImplementedError("Task 02.2: say which loops are parallel and which are reductions")
+    raise NotImplementedError("Task 02.2: which loops are parallel, which are reductions")
 
 
 # -- Task 02.3 ---------------------------------------------------------------------------
 def expr_bounds(expr: AffineExpr, box: Sequence[tuple[int, int]]) -> tuple[int, int]:
-    """The smallest and largest value of `expr` while each `d_i` runs over `box[i]`.
+    """The smallest and the largest value of `expr` while each `d_i` runs over `box[i]`.
 
-    `box[i] = (first, last)` gives the first and the last value of `d_i` (both
-    included). `expr` is a sum of constants and dimensions times constants (what
-    indexing maps are made of: `d0`, `0`, `d1 * 2 + d4`, `-d0 + 7`); raise
-    `ValueError` for anything else (symbols, `floordiv`, `ceildiv`, `mod`).
-
-    Work on `expr.simplify()`: then each dimension appears once, and interval
-    arithmetic on the tree is exact. (On `d0 - d0` it would not be.)
+    Contract: `box[i] = (first, last)` gives the first and the last value of `d_i`, both
+    included. `expr` is a sum of constants and dimensions times constants, in any shape
+    of tree, a dimension possibly appearing more than once (`d0`, `0`, `d1 * 2 + d4`,
+    `-d0 + 7`, `d0 - d0 + d1`); the answer is exact, the values some point of the box
+    really reaches. Raise `ValueError` for anything else (symbols, `floordiv`,
+    `ceildiv`, `mod`). Taught in "Footprints" (section 4) and "Simplification".
 
     >>> from tinycomp.affine import dim
     >>> expr_bounds(dim(0) * 2 + dim(1), [(4, 7), (0, 2)])
     (8, 16)
-    >>> expr_bounds(-dim(0) + 7, [(0, 3)])
-    (4, 7)
     """
     # TODO(Task 02.3): the footprint of a tile
-    raise NotImplementedError("Task 02.3: find the smallest and largest value of expr over the box")
+    raise NotImplementedError("Task 02.3: the smallest and largest value of expr over box")
 
 
 def tile_footprint(
@@ -159,23 +161,48 @@ def tile_footprint(
     sizes: Sequence[int],
     operand_shape: Sequence[int] | None = None,
 ) -> tuple[tuple[int, ...], tuple[int, ...]]:
-    """The slice `(offsets, sizes)` of an operand that a tile of the loops touches.
+    """The slice `(offsets, sizes)` of an operand that one tile of the loops touches.
 
-    The tile runs `d_i` over `offsets[i], ..., offsets[i] + sizes[i] - 1`. For each
-    result of `indexing_map` the slice starts at the result's smallest value and
-    ends at its largest (use `expr_bounds`): `offset = lowest`,
-    `size = highest - lowest + 1`. The map has no symbols.
+    Contract: the tile runs `d_i` over `offsets[i], ..., offsets[i] + sizes[i] - 1`;
+    `indexing_map` has no symbols, and its results are what `expr_bounds` accepts. The
+    slice is the smallest box of operand indices, one `(offset, size)` per result of the
+    map, that holds every element the tile touches. With `operand_shape`, it is that box
+    cut to the operand (`0 <= index < operand_shape[i]`), which is what MLIR's tiling
+    takes at the edge of a loop whose tile size does not divide it.
 
-    A tile at the edge of the loops may reach past the end of the operand (tiling
-    does that when the tile size does not divide the loop). With `operand_shape`,
-    clamp each range to the operand, as MLIR's tiling does with `affine.min`:
-    `offset = max(lowest, 0)` and `size = min(highest + 1, operand_shape[i]) - offset`.
+    Taught in "Footprints" and "Tiles at the edge":
 
     >>> conv_rows = parse_affine_map("(oh, kh) -> (oh * 2 + kh)")
     >>> tile_footprint(conv_rows, offsets=[4, 0], sizes=[2, 3])
     ((8,), (5,))
-    >>> tile_footprint(conv_rows, offsets=[4, 0], sizes=[2, 3], operand_shape=[12])
+    >>> tile_footprint(conv_rows, offsets=[4, 0], sizes=[4, 3], operand_shape=[12])
     ((8,), (4,))
     """
     # TODO(Task 02.3): the footprint of a tile
-    raise NotImplementedError("Task 02.3: find the slice of the operand that the tile touches")
+    raise NotImplementedError("Task 02.3: the slice of the operand that the tile touches")
+
+
+# -- Task 02.4 (open) --------------------------------------------------------------------
+def conv_tile() -> tuple[int, int, int]:
+    """Tile sizes `(th, tw, tf)` for the loops `oh, ow, f` of this convolution that keep
+    every tile within 48 KiB and the whole run within 1,800,000 bytes of DRAM traffic:
+
+        linalg.conv_2d_nhwc_hwcf ins(%in, %w : tensor<1x34x34x32xf32>, tensor<3x3x32x64xf32>)
+                                 outs(%out : tensor<1x32x32x64xf32>)     (stride 1, 3 x 3)
+
+    Contract (the model of "Footprints" and the tile explorer): the other loops, `n`,
+    `kh`, `kw`, `c`, are not tiled. Each tile brings its footprint of each operand (its
+    input window, its slice of the filter, its output tile) through DRAM once, and
+    tiles share nothing with each other; a tile at the edge counts only what it
+    touches. Then:
+
+    * a full tile's footprints, input + filter + output in f32, fit in 49152 bytes;
+    * the sum over all tiles of what they bring is at most 1,800,000 bytes;
+    * `1 <= th, tw <= 32` and `1 <= tf <= 64`.
+
+    Many tiles qualify; any of them passes. Worked example of the counting (not an
+    answer): `(8, 8, 16)` needs 35,328 bytes per tile, but its 64 tiles bring 2,260,992
+    bytes in all: over the budget.
+    """
+    # TODO(Task 02.4): tile a convolution under a traffic budget
+    raise NotImplementedError("Task 02.4: return (th, tw, tf)")

@@ -323,11 +323,11 @@ def simplify(module: ModuleOp) -> None:
     their returns. A chain of steps that each add, subtract or multiply by a constant
     costs one op per maximal run of additive steps and one per run of multiplicative
     steps (a run that amounts to ``+ 0`` or ``* 1`` costs nothing, and the runs on either
-    side of it then meet); two values that are equal by that count are one op. That is
-    what MLIR's canonicalizer's constant reassociations reach, with one spelling for each
-    value so that CSE can merge equal ones. The library's ``canonicalize`` and ``cse``
-    alone do not get there. Taught in the sections "Why rewrite: one canonical form",
-    "Patterns", "The greedy driver and its fixpoint" and "The pass manager".
+    side of it then meet); two values that are equal by that count are one op. MLIR's
+    canonicalizer reassociates constants like this (``mlir-opt --canonicalize`` leaves two
+    ops of the example below); the library's ``canonicalize`` and ``cse`` alone do not.
+    Taught in the sections "Why rewrite: one canonical form", "Patterns", "The greedy
+    driver and its fixpoint" and "The pass manager".
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''

@@ -3,7 +3,7 @@
 ``tinycomp.trace`` turns a numpy-like Python function into a *tensor program*: a
 ``func.func`` of ``linalg`` ops on tensors, one op per line. Every ``linalg`` op is a
 loop nest written down as data (indexing maps, iterator types, a payload), and every
-one of them can be spelled as a ``linalg.generic``. Three tasks, each plugging into
+one of them can be spelled as a ``linalg.generic``. Four tasks, each plugging into
 tinycomp's real machinery:
 
 1. ``swiglu``: the SwiGLU feed-forward block of LLaMA-style transformers, written with
@@ -13,22 +13,26 @@ tinycomp's real machinery:
    ``linalg-generalize-named-ops`` makes of ``linalg.matmul`` and
    ``linalg.batch_matmul``. The worked ``einsum`` below traces it.
 3. ``payload_flops``, ``kernel_cost`` and ``program_cost``: the FLOPs and bytes of every
-   kernel of a traced program, counted from its loops, maps and payload.
+   kernel of a traced program, counted from its loops, maps and payload;
+4. ``lean_attention`` (open): attention written so that its traced program moves at most
+   85% of the bytes ``nn.attention``'s does.
 
-Fill in each TODO in ``exercises/ch04_tensor_programs.py``, then run
-``tinycomp grade ch04``. The last cells of ``chapters/04_tensor_programs.ipynb`` run
-your code.
+Each docstring states a contract: what the code is given, what it must produce, what must
+stay true, one example, and where the chapter teaches the idea. How to get there is yours
+to work out; the grader answers a wrong attempt with a counter-example. Fill in each TODO,
+then run ``tinycomp grade ch04``. The last cells of ``chapters/04_tensor_programs.ipynb``
+run your code.
 """
 
 from __future__ import annotations
 
-# Everything the tasks need is imported for you ("noqa: F401" keeps the linter quiet about
-# the names your code does not use yet).
+# Building blocks for the tasks ("noqa: F401" keeps the linter quiet about the names your
+# code does not use yet).
 import math  # noqa: F401
 from collections.abc import Sequence  # noqa: F401
 
 from tinycomp.affine import AffineMap, dim  # noqa: F401
-from tinycomp.frontend import Tensor, TraceError, exp  # noqa: F401
+from tinycomp.frontend import Tensor, TraceError, exp, nn  # noqa: F401
 from tinycomp.frontend.tensor import trace_error
 from tinycomp.ir import Builder, ModuleOp, ShapedType, Value  # noqa: F401
 from tinycomp.ir.dialects.arith import ConstantOp
@@ -46,6 +50,7 @@ __all__ = [
     "contraction_maps",
     "einsum",
     "kernel_cost",
+    "lean_attention",
     "parse_contraction",
     "payload_flops",
     "program_cost",
@@ -60,17 +65,22 @@ def swiglu(x: Tensor, w_gate: Tensor, w_up: Tensor, w_down: Tensor) -> Tensor:
         swiglu(x) = (silu(x @ w_gate) * (x @ w_up)) @ w_down
         silu(g)   = g * sigmoid(g) = g / (1 + exp(-g))
 
-    for ``x: (T, D)`` (T tokens of width D), ``w_gate, w_up: (D, H)`` and
-    ``w_down: (H, D)``. Write it with the ``Tensor`` API (``@``, ``+ - * /``, unary
-    ``-``, ``exp``); ``tinycomp.trace(swiglu, ...)`` records the linalg ops. Two rules:
+    Inputs: traced ``Tensor`` s ``x: (T, D)`` (T tokens of width D), ``w_gate, w_up:
+    (D, H)`` and ``w_down: (H, D)``, of one float dtype. Output: a ``(T, D)`` Tensor of
+    that dtype; ``tinycomp.trace(swiglu, ...)`` records the program. Invariants:
 
-    1. Compute each product once: a trace records every call, so writing ``x @ w_gate``
-       twice puts two ``linalg.matmul`` in the program (tracing does no CSE).
-    2. The frontend checks every op's shapes, but ``silu(gate) * up`` broadcasts: a
-       ``w_up`` of shape ``(D, 1)`` would trace without complaint and compute nonsense.
-       Check first that ``w_up.shape == w_gate.shape``; if not, raise
-       ``trace_error("swiglu", f"expected w_up of shape {w_gate.shape} like w_gate, got
-       {w_up.shape}")``: a ``TraceError`` that points at the line of your code.
+    * run by the interpreter, the program agrees with numpy on random inputs;
+    * it holds exactly three ``linalg.matmul`` ops, one per product: a trace records every
+      call and does no CSE;
+    * a ``w_up`` whose shape differs from ``w_gate``'s is a ``TraceError`` from your own
+      check, made by ``trace_error("swiglu", message)`` before any product is traced, with
+      a message that names both shapes. The frontend checks each op, but
+      ``silu(gate) * up`` broadcasts, so a ``(D, 1)`` ``w_up`` would trace and compute
+      nonsense.
+
+    Building blocks: the ``Tensor`` API (``@``, ``+ - * /``, unary ``-``, ``exp``),
+    ``trace_error``. Taught in sections 1 ("From numpy to tensor IR") and 6 ("Shape
+    errors at trace time").
 
     >>> import numpy as np
     >>> from tinycomp.frontend import TensorSpec, trace
@@ -82,7 +92,7 @@ def swiglu(x: Tensor, w_gate: Tensor, w_up: Tensor, w_down: Tensor) -> Tensor:
     3
     """
     # TODO(Task 04.1): trace a SwiGLU feed-forward block
-    raise NotImplementedError("Task 04.1: check w_up's shape; then gate, up, silu, down")
+    raise NotImplementedError("Task 04.1: swiglu")
 
 
 # -- Task 04.2 ------------------------------------------------------------------------------
@@ -124,14 +134,16 @@ def parse_contraction(spec: str) -> tuple[str, str, str]:
 def contraction_maps(spec: str) -> tuple[list[AffineMap], list[str]]:
     """The indexing maps (lhs, rhs, output) and iterator types of the contraction ``spec``.
 
-    One loop per distinct letter, in linalg's order: first the output's letters, in
-    their order (``"parallel"``: each writes its own output element), then the letters
-    that only the inputs have, in order of first appearance in ``lhs`` then ``rhs``
-    (``"reduction"``: the output sums over them). Loop ``i`` is ``dim(i)``; each
-    operand's map lists the loops of its letters, e.g. for ``"mk,kn->mn"`` the loops are
-    ``(m, n, k) = (d0, d1, d2)`` and B's map is ``(d0, d1, d2) -> (d2, d1)``: exactly
-    ``linalg.matmul``'s maps. Use ``parse_contraction(spec)`` first (it raises
-    ``ValueError`` for a bad spec).
+    Input: a spec such as ``"bmk,bkn->bmn"``; one that ``parse_contraction`` rejects is a
+    ``ValueError``. Output: ``([lhs map, rhs map, output map], iterator types)``, the
+    ``AffineMap`` s and ``"parallel"``/``"reduction"`` strings of a ``linalg.generic`` that
+    computes it. There is one loop per distinct letter, numbered in linalg's order, which
+    is what makes the answer unique: the output's letters first, in their order, then the
+    letters only the inputs have, in order of first appearance in ``lhs`` then ``rhs``.
+    Invariant: for ``"mk,kn->mn"`` and ``"bmk,bkn->bmn"`` the result is exactly the maps
+    and iterator types of ``linalg.matmul`` and ``linalg.batch_matmul``. Building blocks:
+    ``AffineMap``, ``dim``, ``parse_contraction``. Taught in sections 2 ("a loop nest
+    written as data") and 3 (the named ops' maps), and in chapter 02.
 
     >>> maps, iterators = contraction_maps("bmk,bkn->bmn")
     >>> [str(m) for m in maps]
@@ -141,24 +153,25 @@ def contraction_maps(spec: str) -> tuple[list[AffineMap], list[str]]:
     ['parallel', 'parallel', 'parallel', 'reduction']
     """
     # TODO(Task 04.2): a contraction as a linalg.generic
-    raise NotImplementedError("Task 04.2: a loop per letter, output letters first")
+    raise NotImplementedError("Task 04.2: contraction_maps")
 
 
 def contraction_generic(spec: str, lhs: Value, rhs: Value, init: Value) -> GenericOp:
-    """``init += lhs * rhs`` summed as ``spec`` says, as a detached ``linalg.generic``.
+    """``init + einsum(spec, lhs, rhs)``, as a detached ``linalg.generic``.
 
-    Build it with ``GenericOp.build([lhs, rhs], [init], maps, iterator_types, body)``
-    where ``body(builder, arguments)`` receives the payload block's arguments
-    ``(a, b, acc)`` (one element of each operand) and returns the values to yield. The
-    payload must be the one MLIR's named ops have, in MLIR's order, so that the op
-    equals what ``linalg-generalize-named-ops`` makes of ``linalg.matmul``:
-
-    1. convert ``a`` and ``b`` to the element type of ``acc`` (``convert_scalar(builder,
-       value, acc.type)``: ``arith.extf`` for f16 -> f32, ``arith.extsi`` for i8 -> i32,
-       nothing when the types agree), ``a`` first;
-    2. multiply them (``multiply(builder, a, b)``: ``arith.mulf`` or ``arith.muli``);
-    3. add the product to the accumulator, accumulator first: ``add(builder, acc, p)``;
-    4. return ``[sum]``.
+    Inputs: a spec, and three tensor values (the operands and the init) whose shapes fit
+    it; the element types may differ (``f16`` inputs into an ``f32`` accumulator, ``i8``
+    into ``i32``). Output: a ``GenericOp`` not yet in any block, with the maps and
+    iterator types of ``contraction_maps(spec)``. Invariants: run by the interpreter it
+    computes ``init + numpy.einsum(spec, lhs, rhs)``; and for ``"mk,kn->mn"`` and
+    ``"bmk,bkn->bmn"`` it is, op for op, what ``linalg-generalize-named-ops`` (in tinycomp
+    and in ``mlir-opt``) makes of ``linalg.matmul`` and ``linalg.batch_matmul`` on the
+    same operands, the payload included, casts and operand order as MLIR writes them.
+    Building blocks: ``GenericOp.build(inputs, outputs, maps, iterator_types, body)``,
+    whose ``body(builder, arguments)`` gets the payload block's arguments (one element of
+    each operand) and returns the values to yield; ``convert_scalar``, ``multiply``,
+    ``add``. Taught in section 2 ("Writing one by hand") and section 3, where the
+    generalized matmul is printed.
 
     >>> from tinycomp.ir import Block, parse_type
     >>> a, b, c = Block([parse_type("tensor<4x8xf16>"), parse_type("tensor<8x2xf16>"),
@@ -168,7 +181,7 @@ def contraction_generic(spec: str, lhs: Value, rhs: Value, init: Value) -> Gener
     ['arith.extf', 'arith.extf', 'arith.mulf', 'arith.addf', 'linalg.yield']
     """
     # TODO(Task 04.2): a contraction as a linalg.generic
-    raise NotImplementedError("Task 04.2: GenericOp.build, multiply-accumulate payload")
+    raise NotImplementedError("Task 04.2: contraction_generic")
 
 
 # -- worked example: einsum in the frontend -------------------------------------------------
@@ -214,14 +227,14 @@ def einsum(spec: str, lhs: Tensor, rhs: Tensor) -> Tensor:
 
 # -- Task 04.3 ------------------------------------------------------------------------------
 def payload_flops(op: StructuredOp) -> int:
-    """How many operations one iteration of ``op``'s payload does.
+    """How many FLOPs one iteration of ``op``'s payload does.
 
-    Count every op of the payload (``op.body``) whose dialect is ``arith`` or ``math``
-    (``nested.name.startswith(("arith.", "math."))``), except ``arith.constant`` and
-    the casts (``isinstance(nested, CastOp)``: ``arith.extf``, ``arith.sitofp``...,
-    which only change a type). ``linalg.yield`` and ``linalg.index`` do not count.
-    That is chapter 00's convention: one add, multiply, compare, divide, max or ``exp``
-    is one FLOP.
+    Input: any linalg op (named or generic, on tensors or memrefs). Output: an int.
+    The convention is chapter 00's: every ``arith`` or ``math`` op of the payload is one
+    FLOP (an add, multiply, compare, select, divide, max, ``exp``...), except constants
+    and casts (``arith.extf``, ``arith.sitofp``...), which only name or convert a value;
+    ``linalg.yield`` and ``linalg.index`` are not arithmetic. Building blocks: ``op.body``
+    (the payload's ops), ``CastOp``. Taught in section 8 ("Counting FLOPs and bytes").
 
     >>> from tinycomp.frontend import TensorSpec, trace
     >>> m = trace(lambda a, b: a @ b, TensorSpec((4, 8)), TensorSpec((8, 2)))
@@ -229,29 +242,28 @@ def payload_flops(op: StructuredOp) -> int:
     [0, 2]
     """
     # TODO(Task 04.3): count the FLOPs and bytes of every kernel
-    raise NotImplementedError("Task 04.3: count arith/math ops (no constants, casts)")
+    raise NotImplementedError("Task 04.3: payload_flops")
 
 
 def kernel_cost(op: StructuredOp) -> KernelCost:
     """The FLOPs and bytes of ``op`` run as one kernel: ``KernelCost(op.name, flops, bytes)``.
 
-    * **FLOPs**: the payload runs once per iteration of the loop nest, so
-      ``flops = payload_flops(op) * product of op.static_loop_sizes()``.
-    * **Bytes**: the compulsory traffic of chapter 00 (every operand moved once, as if
-      the caches were perfect), operand by operand, for shaped operands only (tensors or
-      memrefs; a scalar such as ``linalg.fill``'s value lives in a register):
+    Input: a linalg op with static shapes. Output: a ``KernelCost``. The counts are
+    defined so that there is one right answer:
 
-      1. the elements an operand touches are its *footprint* over the whole iteration
-         space: ``indexing_map.tile_footprint([0] * loops, loop_sizes).sizes``, multiplied
-         out (for ``(d0, d1) -> (d0, 0)`` over 4 x 8 loops: 4 x 1 elements);
-      2. each element is ``ceil(bitwidth(element_type(operand.type)) / 8)`` bytes;
-      3. an input is read if the payload uses its block argument
-         (``op.payload_reads(i)``); an output is always written, and also read when the
-         payload uses its block argument (an accumulator: matmul's ``C``, a reduction's
-         init). An output from ``tensor.empty`` is only written.
+    * **FLOPs**: ``payload_flops(op)`` for every iteration of the op's loop nest;
+    * **bytes**: the compulsory traffic of chapter 00, as if the caches were perfect:
+      every shaped operand (tensor or memref; a scalar lives in a register) moves the
+      elements it touches over the whole loop nest, its *footprint* (a broadcast operand
+      touches fewer elements than the loops run; a strided window may never reach the
+      last rows of its input), once per direction, each element ``ceil(bits / 8)`` bytes.
+      An input is read if the payload uses its element; an output is written, and also
+      read if the payload uses its old value (an accumulator); each operand counts on its
+      own, even when one tensor is passed twice.
 
-      Each operand counts on its own, even when one tensor is passed twice
-      (``x * x`` reads ``x`` through two operands: two reads).
+    Building blocks: ``op.static_loop_sizes()``, ``op.indexing_maps()`` and
+    ``AffineMap.tile_footprint`` (chapter 02), ``op.payload_reads(i)``, ``bitwidth``,
+    ``element_type``. Taught in section 8.
 
     >>> from tinycomp.frontend import TensorSpec, trace
     >>> m = trace(lambda a, b: a @ b, TensorSpec((4, 8)), TensorSpec((8, 2)))
@@ -261,15 +273,18 @@ def kernel_cost(op: StructuredOp) -> KernelCost:
     (128, 256)
     """
     # TODO(Task 04.3): count the FLOPs and bytes of every kernel
-    raise NotImplementedError("Task 04.3: FLOPs per iteration x loops; footprint bytes")
+    raise NotImplementedError("Task 04.3: kernel_cost")
 
 
 def program_cost(module: ModuleOp) -> KernelCost:
     """The total FLOPs and bytes of every linalg op in ``module`` (each one a kernel),
-    as ``KernelCost("total", flops, bytes)``. The linalg ops are the ops of
-    ``module.walk()`` that are ``StructuredOp`` instances. (``tensor.empty`` has no
-    data and reshapes only relabel it; ``tensor.pad`` does copy its input, but it is not
-    a linalg op, and this count leaves it out.)
+    as ``KernelCost("total", flops, bytes)``.
+
+    Input: a module, e.g. a traced program. Output: the sums of ``kernel_cost`` over its
+    linalg ops (``StructuredOp`` instances), wherever they are nested. Other ops count
+    nothing: ``tensor.empty`` has no data and reshapes only relabel it; ``tensor.pad``
+    does copy its input, but it is not a linalg op, and this count leaves it out. Taught
+    in sections 5 and 8.
 
     >>> from tinycomp.frontend import TensorSpec, softmax, trace
     >>> cost = program_cost(trace(softmax, TensorSpec((4, 8))))
@@ -277,4 +292,30 @@ def program_cost(module: ModuleOp) -> KernelCost:
     (160, 1152)
     """
     # TODO(Task 04.3): count the FLOPs and bytes of every kernel
-    raise NotImplementedError("Task 04.3: add up kernel_cost over the linalg ops of the module")
+    raise NotImplementedError("Task 04.3: program_cost")
+
+
+# -- Task 04.4 ------------------------------------------------------------------------------
+def lean_attention(q: Tensor, k: Tensor, v: Tensor) -> Tensor:
+    """``softmax(q @ k^T / sqrt(d)) @ v``, written so that the traced program moves fewer
+    bytes. An open task: any formulation is fine if it computes the same values.
+
+    Inputs: traced f32 ``Tensor`` s ``q: (B, L, d)``, ``k: (B, S, d)``, ``v: (B, S, dv)``.
+    Output: the ``(B, L, dv)`` attention, as ``nn.attention`` computes it. Invariants:
+    run by the interpreter it agrees with numpy on random inputs, also when the scores
+    are large (hundreds: ``exp`` of them overflows f32, so the softmax must stay safe).
+    Budget, counted: on long sequences (S four times L, d and dv at most L), the traced
+    program moves at most 85% of the bytes that ``nn.attention``'s traced program moves,
+    counted as Task 04.3 counts them (``tinycomp.perf.program_bytes``). Building blocks:
+    the ``Tensor`` API, ``exp``, ``nn.softmax``, your ``einsum`` (Task 04.2). Taught in
+    sections 5 ("Compositions"), 8 (bytes) and the program explorer.
+
+    >>> from tinycomp.frontend import TensorSpec, trace
+    >>> from tinycomp.perf import program_bytes
+    >>> specs = [TensorSpec((2, 16, 8)), TensorSpec((2, 64, 8)), TensorSpec((2, 64, 8))]
+    >>> mine, theirs = (program_bytes(trace(f, *specs)) for f in (lean_attention, nn.attention))
+    >>> mine <= 0.85 * theirs
+    True
+    """
+    # TODO(Task 04.4): attention within a byte budget (open)
+    raise NotImplementedError("Task 04.4: lean_attention")

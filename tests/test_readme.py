@@ -28,10 +28,39 @@ def test_first_command_opens_the_welcome_chapter():
     assert (ROOT / "chapters" / "00_welcome.ipynb").exists()
 
 
+CI_LINES = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
+OPEN_JUPYTERLAB = " && .venv/bin/jupyter lab chapters/00_welcome.ipynb"
+
+
+def runs_verbatim(command: str, line: str) -> bool:
+    """True if a line of shell runs `command` as it is: alone, or piped on or `||`-handled."""
+    return line == command or line.startswith(
+        (f"{command} 2>&1 | ", f"{command} | ", f"{command} ||")
+    )
+
+
 def test_ci_runs_the_readme_test_command_verbatim():
-    ci_lines = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()]
     test_command = setup_commands()[1]
-    assert test_command in ci_lines, f".ci/run does not run the README's command: {test_command}"
+    assert any(runs_verbatim(test_command, line) for line in CI_LINES), (
+        f".ci/run does not run the README's command: {test_command}"
+    )
+
+
+def test_ci_grades_with_the_readme_install_command_verbatim():
+    """CI's student check installs with the README's first command, without starting JupyterLab."""
+    open_notebooks = setup_commands()[0]
+    assert open_notebooks.endswith(OPEN_JUPYTERLAB)
+    install = open_notebooks.removesuffix(OPEN_JUPYTERLAB)
+    assert install.endswith('pip install -e ".[lab]"'), install
+    assert any(runs_verbatim(install, line) for line in CI_LINES), (
+        f".ci/run does not install as the README does: {install}"
+    )
+
+
+def test_runs_verbatim_refuses_a_changed_command():
+    assert runs_verbatim("make test", "make test 2>&1 | tee log")
+    assert not runs_verbatim("make test", "make test-fast")
+    assert not runs_verbatim("make test", "make test && rm -rf build")
 
 
 def test_chapter_table_matches_the_notebooks_on_disk():

@@ -4,23 +4,41 @@ Each test carries its task's marker; `impl` is the module under test (see confte
 Answers are compared with the library (`AffineMap.compose`, the maps of
 `linalg.conv_2d_nhwc_hwcf`, `AffineMap.tile_footprint`) and with the brute-force
 truth: evaluating maps point by point, and running a convolution on random inputs.
-Random cases come from hypothesis with a fixed seed (`derandomize`), so a grade never
-changes from one run to the next.
+While the student's code runs, the grader watches its calls: an answer that reaches the
+library's own version of the same thing fails and says so. Random cases come from
+hypothesis with a fixed seed (`derandomize`), so a grade never changes from one run to
+the next. Task 02.4 is graded on its outcome: the bytes of every tile of a real
+`linalg.conv_2d_nhwc_hwcf`, counted from the op's own indexing maps.
 """
 
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+import math
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from numbers import Integral
+from typing import Any
 
 import numpy as np
 import pytest
 from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
-from tinycomp.affine import AffineExpr, AffineMap, const, dim, parse_affine_expr, parse_affine_map
+from tinycomp.affine import (
+    AffineDimExpr,
+    AffineExpr,
+    AffineMap,
+    const,
+    dim,
+    parse_affine_expr,
+    parse_affine_map,
+)
 from tinycomp.affine import sym as symbol
+from tinycomp.affine.footprint import expr_range
+from tinycomp.affine.simplify import linearize
 from tinycomp.grading.checks import (
     GradingFailure,
     describe_call,
@@ -35,6 +53,7 @@ from tinycomp.ir.dialects.linalg import Conv2DNhwcHwcfOp
 task02_1 = pytest.mark.task02_1
 task02_2 = pytest.mark.task02_2
 task02_3 = pytest.mark.task02_3
+task02_4 = pytest.mark.task02_4
 
 GRADED = settings(
     max_examples=120,
@@ -60,23 +79,35 @@ def results_text(indexing_map: AffineMap) -> str:
     return "(" + ", ".join(str(result) for result in indexing_map.results) + ")"
 
 
-# == Task 02.1: compose ==================================================================
 @contextmanager
-def library_compose_refused() -> Iterator[None]:
-    """While the student's `compose` runs, `AffineMap.compose` says it is off limits."""
-    original = AffineMap.compose
+def library_refused(reason: str, forbidden: dict[str, Callable[..., Any]]) -> Iterator[None]:
+    """Run the student's code while watching every Python call it makes; afterwards, fail
+    with ``reason`` if it reached one of ``forbidden`` (however it was imported)."""
+    codes = {function.__code__: name for name, function in forbidden.items()}
+    reached: list[str] = []
 
-    def refuse(self: AffineMap, other: AffineMap) -> AffineMap:
-        raise GradingFailure(
-            "your compose called AffineMap.compose; Task 02.1 asks you to write the "
-            "substitution yourself (see AffineExpr.replace_dims_and_symbols)"
-        )
+    def watch(frame: Any, event: str, arg: Any) -> None:
+        if event == "call" and frame.f_code in codes:
+            reached.append(codes[frame.f_code])
 
-    AffineMap.compose = refuse  # type: ignore[method-assign]
+    previous = sys.getprofile()
+    sys.setprofile(watch)
     try:
         yield
     finally:
-        AffineMap.compose = original  # type: ignore[method-assign]
+        sys.setprofile(previous)
+    if reached:
+        raise GradingFailure(reason.format(called=reached[0]))
+
+
+# == Task 02.1: compose ==================================================================
+def library_compose_refused():
+    """While the student's `compose` runs, `AffineMap.compose` is off limits."""
+    return library_refused(
+        "your compose calls {called}, the library's answer; Task 02.1 asks you to write "
+        "the substitution yourself (see AffineExpr.replace_dims_and_symbols)",
+        {"AffineMap.compose": AffineMap.compose},
+    )
 
 
 def student_compose(impl, f: AffineMap, g: AffineMap) -> AffineMap:
@@ -251,10 +282,23 @@ def library_conv(strides: Sequence[int], dilations: Sequence[int]) -> Conv2DNhwc
     return Conv2DNhwcHwcfOp.build(*values, strides=strides, dilations=dilations)
 
 
+def library_conv_refused():
+    """While the student's conv functions run, the named op's own maps are off limits."""
+    return library_refused(
+        "your code calls {called}, the library's answer; Task 02.2 asks you to write the "
+        "maps of the convolution yourself",
+        {
+            "Conv2DNhwcHwcfOp.indexing_maps": Conv2DNhwcHwcfOp.indexing_maps,
+            "Conv2DNhwcHwcfOp.iterator_types": Conv2DNhwcHwcfOp.iterator_types,
+        },
+    )
+
+
 def student_conv_maps(impl, strides, dilations) -> list[AffineMap]:
     """The student's maps, checked for their number, kind and size."""
     what = describe_call(impl.conv2d_nhwc_hwcf_maps, strides=strides, dilations=dilations)
-    found = impl.conv2d_nhwc_hwcf_maps(strides=strides, dilations=dilations)
+    with library_conv_refused():
+        found = impl.conv2d_nhwc_hwcf_maps(strides=strides, dilations=dilations)
     expect_instance(what, found, (list, tuple), "a list of 3 AffineMaps (input, filter, output)")
     expect_equal(f"number of maps returned by {what}", len(found), 3)
     for position, (name, indexing_map) in enumerate(zip(CONV_OPERANDS, found, strict=True)):
@@ -269,7 +313,8 @@ def student_conv_maps(impl, strides, dilations) -> list[AffineMap]:
 
 def student_iterator_types(impl) -> list[str]:
     what = describe_call(impl.conv2d_nhwc_hwcf_iterator_types)
-    found = impl.conv2d_nhwc_hwcf_iterator_types()
+    with library_conv_refused():
+        found = impl.conv2d_nhwc_hwcf_iterator_types()
     expect_instance(what, found, (list, tuple), "a list of 7 strings")
     expect_equal(f"number of iterator types from {what} (one per loop)", len(found), 7)
     return list(found)
@@ -361,13 +406,56 @@ def brute_force_bounds(expr: AffineExpr, box: Sequence[tuple[int, int]]) -> tupl
     return min(values), max(values)
 
 
+FOOTPRINT_LIBRARY = {
+    "AffineMap.tile_footprint": AffineMap.tile_footprint,
+    "AffineMap.footprint": AffineMap.footprint,
+    "tinycomp.affine.footprint.expr_range": expr_range,
+}
+
+
+def library_footprint_refused():
+    """While the student's footprint functions run, the library's footprints are off limits."""
+    return library_refused(
+        "your code calls {called}, the library's answer; Task 02.3 asks you to find the "
+        "bounds yourself",
+        FOOTPRINT_LIBRARY,
+    )
+
+
+def bounds_hint(expr: AffineExpr, box, found) -> str:
+    """Name the slip behind a wrong pair of bounds, when it is a common one."""
+    form = linearize(expr.simplify())
+    constant = form.constant
+    ends = [(box[t.position][0], box[t.position][1], c) for t, c in form.terms.items()]
+    unswapped = (
+        constant + sum(c * lo for lo, _, c in ends),
+        constant + sum(c * hi for _, hi, c in ends),
+    )
+    if tuple(found) == unswapped and any(c < 0 for _, _, c in ends):
+        return (
+            ": a negative coefficient turns a range around (the top of the range gives "
+            "the smallest value)"
+        )
+    counts = Counter(leaf.position for leaf in expr.leaves() if isinstance(leaf, AffineDimExpr))
+    if any(count > 1 for count in counts.values()):
+        return (
+            ": a dimension that appears twice is one loop index, not two independent ones; "
+            "the terms of the same dimension add up first (simplify() collects them)"
+        )
+    return ""
+
+
 def student_bounds(impl, expr: AffineExpr, box) -> tuple[int, int]:
     what = describe_call("expr_bounds", str(expr), box)
-    found = impl.expr_bounds(expr, box)
+    with library_footprint_refused():
+        found = impl.expr_bounds(expr, box)
     expect_instance(what, found, (tuple, list), "a (smallest, largest) pair")
     expect_equal(f"len({what})", len(found), 2)
     expected = brute_force_bounds(expr, box)
-    expect_equal(what, tuple(found), expected)
+    if tuple(found) != expected:
+        raise GradingFailure(
+            f"{what}: expected {expected}, found {tuple(found)}{bounds_hint(expr, box, found)}"
+        )
     return found
 
 
@@ -394,7 +482,8 @@ def test_expr_bounds_rejects_what_is_not_a_sum(impl, text):
     expr = parse_affine_expr(text, 1, 1)
     what = describe_call("expr_bounds", text, [(0, 7)])
     try:
-        found = impl.expr_bounds(expr, [(0, 7)])
+        with library_footprint_refused():
+            found = impl.expr_bounds(expr, [(0, 7)])
     except ValueError:
         return
     except NotImplementedError:
@@ -454,11 +543,12 @@ def clamp(lowest: int, highest: int, extent: int) -> tuple[int, int]:
 def check_tile_footprint(impl, indexing_map, offsets, sizes, operand_shape=None) -> None:
     """The student's slice against the brute force and the library, result by result."""
     what = describe_call("tile_footprint", str(indexing_map), offsets, sizes)
-    if operand_shape is not None:
-        what = what[:-1] + f", operand_shape={list(operand_shape)})"
-        found = impl.tile_footprint(indexing_map, offsets, sizes, operand_shape)
-    else:
-        found = impl.tile_footprint(indexing_map, offsets, sizes)
+    with library_footprint_refused():
+        if operand_shape is not None:
+            what = what[:-1] + f", operand_shape={list(operand_shape)})"
+            found = impl.tile_footprint(indexing_map, offsets, sizes, operand_shape)
+        else:
+            found = impl.tile_footprint(indexing_map, offsets, sizes)
     expect_instance(what, found, (tuple, list), "an (offsets, sizes) pair")
     expect_equal(f"len({what})", len(found), 2)
     found_offsets, found_sizes = (tuple(part) for part in found)
@@ -480,9 +570,16 @@ def check_tile_footprint(impl, indexing_map, offsets, sizes, operand_shape=None)
         wanted = (lowest, highest - lowest + 1)
         got = (found_offsets[position], found_sizes[position])
         if got != wanted:
+            hint = ""
+            if got == (wanted[0], wanted[1] - 1):
+                hint = f": the range {lowest}..{highest} holds both ends"
+            elif got[0] < 0:
+                hint = ": the operand has no element below index 0"
+            elif operand_shape is not None and got[0] + got[1] > operand_shape[position]:
+                hint = f": the operand ends at index {operand_shape[position] - 1}"
             raise GradingFailure(
                 f"{what}: {reach}, so expected offset {wanted[0]} and size {wanted[1]}, "
-                f"found offset {got[0]} and size {got[1]}"
+                f"found offset {got[0]} and size {got[1]}{hint}"
             )
 
 
@@ -555,3 +652,96 @@ def test_tile_footprint_on_random_maps_and_tiles(impl):
         check_tile_footprint(impl, *case)
 
     check()
+
+
+# == Task 02.4: a tiling under a traffic budget ============================================
+CONV_TEXT = """
+func.func @conv(%in: tensor<1x34x34x32xf32>, %w: tensor<3x3x32x64xf32>,
+                %out: tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32> {
+  %0 = linalg.conv_2d_nhwc_hwcf ins(%in, %w : tensor<1x34x34x32xf32>, tensor<3x3x32x64xf32>)
+                                outs(%out : tensor<1x32x32x64xf32>) -> tensor<1x32x32x64xf32>
+  return %0 : tensor<1x32x32x64xf32>
+}"""
+TILE_BYTES = 48 * 1024
+TRAFFIC_BUDGET = 1_800_000
+TILED = {1: "th", 2: "tw", 3: "tf"}  # loop position -> the name of its tile size
+
+
+def the_conv() -> Conv2DNhwcHwcfOp:
+    """The convolution of Task 02.4, parsed and verified by the real library."""
+    return next(op for op in parse(CONV_TEXT).walk() if isinstance(op, Conv2DNhwcHwcfOp))
+
+
+def tiles_along(size: int, tile: int) -> list[tuple[int, int, int]]:
+    """``(offset, extent, how many)`` of the tiles along one loop: the full ones (counted
+    once, at their first offset), then the cut one."""
+    full, rest = divmod(size, tile)
+    groups = [(0, tile, full)] if full else []
+    return groups + ([(full * tile, rest, 1)] if rest else [])
+
+
+def operand_bytes(op: Conv2DNhwcHwcfOp, offsets, sizes) -> list[int]:
+    """The bytes of each operand's footprint for one tile, cut to the operand."""
+    found = []
+    for indexing_map, value in zip(op.indexing_maps(), op.operands, strict=True):
+        footprint = indexing_map.tile_footprint(offsets, sizes)
+        shape = value.type.shape
+        elements = 1
+        for offset, size, extent in zip(footprint.offsets, footprint.sizes, shape, strict=True):
+            elements *= min(offset + size, extent) - max(offset, 0)
+        found.append(elements * 4)  # f32
+    return found
+
+
+@task02_4
+def test_conv_tile_fits_and_stays_within_the_traffic_budget(impl):
+    found = impl.conv_tile()
+    what = "conv_tile()"
+    expect_instance(what, found, (tuple, list), "a (th, tw, tf) tuple")
+    expect_equal(f"len({what})", len(found), 3)
+    op = the_conv()
+    loops = op.static_loop_sizes()
+    for (position, name), value in zip(TILED.items(), found, strict=True):
+        if not isinstance(value, Integral) or isinstance(value, bool):
+            raise GradingFailure(f"{what}: expected {name} to be an int, found {value!r}")
+        if not 1 <= value <= loops[position]:
+            raise GradingFailure(
+                f"{what}: expected 1 <= {name} <= {loops[position]}, found {value}"
+            )
+    tile = [int(value) for value in found]
+    full = list(loops)
+    for position, size in zip(TILED, tile, strict=True):
+        full[position] = size
+    per_tile = operand_bytes(op, [0] * 7, full)
+    if sum(per_tile) > TILE_BYTES:
+        raise GradingFailure(
+            f"{what} = {tuple(tile)}: a full tile brings {sum(per_tile):,} bytes (input window "
+            f"{per_tile[0]:,}, filter slice {per_tile[1]:,}, output tile {per_tile[2]:,}), "
+            f"more than the {TILE_BYTES:,} bytes a tile may use"
+        )
+    traffic, tiles = [0, 0, 0], 0
+    # The input is exactly as large as the windows need, so no window reaches past it:
+    # the tiles of one group (same extents) all bring the same bytes.
+    groups = [tiles_along(loops[p], size) for p, size in zip(TILED, tile, strict=True)]
+    for group in itertools.product(*groups):
+        offsets, sizes = [0] * 7, list(loops)
+        count = 1
+        for position, (offset, extent, how_many) in zip(TILED, group, strict=True):
+            offsets[position], sizes[position] = offset, extent
+            count *= how_many
+        tiles += count
+        for number, size in enumerate(operand_bytes(op, offsets, sizes)):
+            traffic[number] += count * size
+    total = sum(traffic)
+    if total > TRAFFIC_BUDGET:
+        spatial = math.ceil(loops[1] / tile[0]) * math.ceil(loops[2] / tile[1])
+        groups_of_f = math.ceil(loops[3] / tile[2])
+        raise GradingFailure(
+            f"{what} = {tuple(tile)}: {tiles} tiles ({spatial} in space x {groups_of_f} "
+            f"groups of output channels) bring {total:,} bytes, over the budget of "
+            f"{TRAFFIC_BUDGET:,}: input windows {traffic[0]:,} (the input is "
+            f"{operand_bytes(op, [0] * 7, list(loops))[0]:,}), filter slices {traffic[1]:,} "
+            f"(the filter is {operand_bytes(op, [0] * 7, list(loops))[1]:,}), output "
+            f"{traffic[2]:,}. Which operand is brought again and again, and what decides "
+            "how often?"
+        )

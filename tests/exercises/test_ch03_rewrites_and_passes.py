@@ -118,9 +118,13 @@ def without_library(
                 ) from None
 
 
-def _where_in(impl: ModuleType) -> str:
-    """`` (from exercises/chNN.py:LINE: source)``: the student's innermost line on the stack."""
-    mine = [f for f in traceback.extract_stack() if f.filename == impl.__file__]
+def _where_in(impl: ModuleType, error: BaseException | None = None) -> str:
+    """`` (at exercises/chNN.py:LINE: source)``: the student's innermost line on the stack,
+    or in the traceback of ``error``."""
+    frames = (
+        traceback.extract_stack() if error is None else traceback.extract_tb(error.__traceback__)
+    )
+    mine = [f for f in frames if f.filename == impl.__file__]
     if not mine:
         return ""
     frame = mine[-1]
@@ -339,7 +343,8 @@ def expect_no_multiplication_by_one(what: str, module: ModuleOp) -> None:
         lhs = op.operands[0]
         one_on_left = is_constant_int(lhs, 1) or is_constant_float(lhs, 1.0)
         side = "left (1 * x)" if one_on_left else "right (x * 1)"
-        lines.append(f"  {print_ir(op)}   <- the one is on the {side}")
+        kind = ", the float 1.0" if op.name == "arith.mulf" else ""
+        lines.append(f"  {print_ir(op)}   <- the one is on the {side}{kind}")
     raise GradingFailure(
         f"{what}: {len(left)} multiplication(s) by one are left after your patterns ran:\n"
         + "\n".join(lines)
@@ -1202,18 +1207,25 @@ def leftover_hint(module: ModuleOp) -> str:
                 )
     seen: dict[tuple, Operation] = {}
     for op in counted_ops(module):
-        if op.name not in ARITH_OPS or not all(
-            _is_constant(v) or v.defining_op() is None for v in op.operands
-        ):
-            continue
-        key = (tuple(v for v in op.operands if not _is_constant(v)), op.results[0].type)
+        key = (op.name, tuple(op.operands))
         if key in seen:
             return (
-                f"\nhint: `{print_ir(seen[key])}` and `{print_ir(op)}` both add a constant to "
-                f"(or subtract it from) the same value: if they compute the same thing in one "
-                "spelling, CSE can merge them"
+                f"\nhint: `{print_ir(seen[key])}` and `{print_ir(op)}` are the same op on the "
+                "same values: nothing merged them"
             )
         seen[key] = op
+    plus_constant: dict[tuple, Operation] = {}
+    for op in counted_ops(module):
+        if op.name not in ("arith.addi", "arith.subi") or not _is_constant(op.operands[1]):
+            continue
+        key = (op.operands[0], op.results[0].type)
+        if key in plus_constant and plus_constant[key].name != op.name:
+            return (
+                f"\nhint: `{print_ir(plus_constant[key])}` and `{print_ir(op)}` both shift the "
+                "same value by a constant, spelled two ways: with one spelling, equal values "
+                "become the same op"
+            )
+        plus_constant[key] = op
     return ""
 
 
@@ -1226,8 +1238,20 @@ def expect_within_budget(what: str, impl, text: str, allowed: int, rng) -> None:
     module = parse(text)
     try:
         impl.simplify(module)
-    except RewriteError as error:
-        raise GradingFailure(f"{what}: the greedy driver stopped: RewriteError: {error}") from None
+    except NotImplementedError:
+        raise
+    except Exception as error:  # a pattern that builds a bad op, a driver that gave up...
+        hint = ""
+        if "out of range" in str(error):
+            hint = (
+                "\nhint: a constant computed from two others must have the bits the op "
+                "would compute: i32 arithmetic wraps around modulo 2^32"
+            )
+        raise GradingFailure(
+            f"{what}: simplify raised {type(error).__name__}: {error}"
+            f"{_where_in(impl, error)}{hint}\n"
+            f"IR before:\n{print_ir(parse(text))}"
+        ) from None
     expect_verifies(what, module, text)
     expect_same_behaviour(what, text, module, rng, trials=6)
     left = counted_ops(module)
@@ -1235,7 +1259,7 @@ def expect_within_budget(what: str, impl, text: str, allowed: int, rng) -> None:
         raise GradingFailure(
             f"{what}: {len(left)} ops are left (arith.constant, functions and returns not "
             f"counted); the budget is {allowed}.{leftover_hint(module)}\n"
-            f"IR before:\n{print_ir(parse(text))}\nIR after:\n{print_ir(module)}"
+            f"IR after:\n{print_ir(module)}"
         )
 
 

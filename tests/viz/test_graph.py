@@ -57,7 +57,8 @@ def test_text_twin_is_identical_across_renderers():
 
 def test_mime_keys_are_identical_across_renderers():
     keys = {name: sorted(pic._repr_mimebundle_()) for name, pic in pictures().items()}
-    assert set(map(tuple, keys.values())) == {("image/svg+xml", "text/plain")}
+    assert len(set(map(tuple, keys.values()))) == 1  # the same keys whichever renderer drew it
+    assert {"image/svg+xml", "text/plain"} <= set(keys["text"])
 
 
 @pytest.mark.parametrize("renderer", RENDERERS)

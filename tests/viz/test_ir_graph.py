@@ -66,7 +66,7 @@ def test_text_twin_and_mime_keys_are_the_same_for_every_renderer():
     pictures = {name: graph.picture(renderer=name) for name in available_renderers()}
     assert {pic.text for pic in pictures.values()} == {LOOP_TWIN}
     keys = {tuple(sorted(pic._repr_mimebundle_())) for pic in pictures.values()}
-    assert keys == {("image/svg+xml", "text/plain")}
+    assert len(keys) == 1 and {"image/svg+xml", "text/plain"} <= set(keys.pop())
     for pic in pictures.values():
         assert pic.svg.startswith("<svg")
 

@@ -306,8 +306,9 @@ class _Drawing:
         kernel_of = {op: kernel for kernel, ops in record.kernels.items() for op in ops}
         fused = [kernel for kernel, ops in record.kernels.items() if len(ops) > 1]
         colors = dict(zip(fused, swatches(len(fused), KERNEL_COLORS), strict=True))
+        kinds = {name: kernel_summary(op) for op, name in self.names.items()}
         clusters = {
-            kernel: graph.cluster(kernel, f"kernel {kernel}", color=colors[kernel].color)
+            kernel: graph.cluster(kernel, f"kernel {kernel}: {kinds[kernel]}", color=colors[kernel].color)
             for kernel in fused
         }
         for node, label in self.nodes.items():

@@ -1,22 +1,23 @@
-"""A coloured diff of two IR texts: what a pass removed (red) and added (green).
+"""A diff of two IR texts, shown as text: what a pass removed (red) and added (green).
 
-The text twin is the unified diff (``difflib.unified_diff``, with ``context`` lines of
-context around each change), so a test or nbval reads exactly what ``diff -u`` shows.
-The SVG draws the same hunks as monospace rows, with line numbers: removed lines on a
-red background, added lines on green, unchanged lines dimmed, and a marker such as
-``... 14 unchanged lines ...`` where unchanged lines are left out. ``layout="side-by-side"``
-puts the old text on the left and the new on the right instead.
+The text twin is a unified diff (as ``diff -u`` shows it, ``context`` unchanged lines
+around each change), so a test or nbval reads exactly the change. The notebook shows
+the same hunks as an :class:`~tinycomp.viz.ir_text.IRText`: coloured MLIR with line
+numbers, never cut at any width (long lines scroll), either ``unified`` (one column,
+removed lines above the added ones) or ``side-by-side`` (the old text on the left, the
+new on the right, a replaced line facing its replacement). Unchanged lines outside the
+context are folded into one row that says how many were left out.
 
-The algorithm:
+Lines are compared up to alias names (:mod:`~tinycomp.viz.alias_names`): when a pass only
+renumbers ``#map3`` to ``#map1``, the lines that use it are unchanged, and a header line
+says which aliases were renamed.
 
-1. Split both texts into lines and let ``difflib.SequenceMatcher`` find the matching
-   blocks, grouped into hunks with ``context`` unchanged lines around each change (the
-   same grouping ``unified_diff`` uses, so picture and text twin show the same hunks).
-2. Turn every hunk into rows: an ``@@`` header, then one row per line (unified) or one
-   row per pair of lines (side by side: a replaced line faces its replacement).
-3. Between hunks, and before the first and after the last, count the unchanged lines
-   left out and add one marker row for them.
-4. Draw the rows: a background rectangle where a row is coloured, then its text.
+1. Split both texts into lines; make the comparable form of each line (aliases spelled
+   out) and let ``difflib.SequenceMatcher`` match those, grouped into hunks with
+   ``context`` unchanged lines around each change (``unified_diff``'s grouping).
+2. Turn every hunk into rows: unified, one row per line; side by side, one row per pair
+   of lines (a blank where one side has no line).
+3. Before, between and after the hunks, one fold row counts the unchanged lines left out.
 
 >>> before = "%0 = arith.addf %a, %b : f32\\n%1 = arith.addf %a, %b : f32\\nreturn %1 : f32"
 >>> after = "%0 = arith.addf %a, %b : f32\\nreturn %0 : f32"
@@ -33,59 +34,32 @@ The algorithm:
 from __future__ import annotations
 
 import difflib
-import html
-from dataclasses import dataclass
 from itertools import zip_longest
 
-from tinycomp.viz.picture import Picture
+from tinycomp.ir.operation import Operation
+from tinycomp.viz.alias_names import comparable_lines, renamed_aliases
+from tinycomp.viz.ir_listing import ir_listing, ir_source
+from tinycomp.viz.ir_text import IRText, Line, Pane, ir_text
 
-__all__ = ["diff_counts", "ir_diff", "ir_listing", "unified_ir_diff"]
+__all__ = ["LAYOUTS", "diff_counts", "diff_panes", "ir_diff", "ir_listing", "unified_ir_diff"]
 
 LAYOUTS = ("unified", "side-by-side")
-FONT_SIZE = 12
-CHAR_WIDTH = 7.25  # advance of one character of a 12px monospace font
-ROW_HEIGHT = 16
-PADDING = 8
-LONGEST_LINE = 110  # characters drawn of one line (the text twin keeps all of them)
-NUMBER_WIDTH = 4  # characters of a line-number column
-UNIFIED_TEXT_COLUMN = 2 * (NUMBER_WIDTH + 1) + 2  # two line numbers, then "- " or "+ "
-MARKERS = {"context": "  ", "removed": "- ", "added": "+ "}
+"""The layouts of :func:`ir_diff`."""
 
-# kind -> (background, text colour, extra SVG text attributes)
-STYLES = {
-    "header": (None, "#24292f", ' font-weight="bold"'),
-    "hunk": ("#eaeef2", "#57606a", ""),
-    "elided": (None, "#8c959f", ' font-style="italic"'),
-    "context": (None, "#8c959f", ""),
-    "plain": (None, "#24292f", ""),
-    "removed": ("#ffebe9", "#82071e", ""),
-    "added": ("#dafbe1", "#116329", ""),
-    "number": (None, "#afb8c1", ""),
-    "blank": ("#f6f8fa", "#24292f", ""),
-}
-
-
-@dataclass(frozen=True)
-class _Span:
-    """Text at ``column`` (in characters), on a coloured band ``width`` characters wide."""
-
-    column: int
-    width: int
-    text: str
-    kind: str
-
-
-Row = list[_Span]
+Opcode = tuple[str, int, int, int, int]
+"""One of ``SequenceMatcher``'s opcodes: ``(tag, i1, i2, j1, j2)``."""
 
 
 def unified_ir_diff(
-    before: str,
-    after: str,
+    before: str | Operation,
+    after: str | Operation,
     before_label: str = "before",
     after_label: str = "after",
     context: int = 3,
 ) -> str:
-    """The unified diff of two IR texts; ``(no changes: N identical lines)`` if equal.
+    """The unified diff of two IR texts, compared up to alias names (a line under the
+    header names the renamed aliases); ``(no changes: N identical lines)`` if equal.
+    An unchanged line is shown as it reads after the change.
 
     >>> print(unified_ir_diff("a\\nb\\nc", "a\\nc\\nd", context=0))
     --- before
@@ -95,167 +69,179 @@ def unified_ir_diff(
     @@ -3,0 +3 @@
     +d
     """
-    old, new = before.splitlines(), after.splitlines()
-    lines = list(difflib.unified_diff(old, new, before_label, after_label, n=context, lineterm=""))
-    if not lines:
-        lines = [f"--- {before_label}", f"+++ {after_label}", f"(no changes: {_lines(len(old))})"]
-    return "\n".join(lines)
+    old, new = _lines(before), _lines(after)
+    out = [f"--- {before_label}", f"+++ {after_label}"]
+    note = _alias_note(old, new)
+    out += [] if note is None else [f"({note})"]
+    hunks = _hunks(old, new, context)
+    if not hunks:
+        return "\n".join(out + [f"({_no_changes(old, new)})"])
+    for hunk in hunks:
+        out.append(_hunk_header(hunk))
+        for tag, i1, i2, j1, j2 in hunk:
+            if tag == "equal":
+                out += [" " + line for line in new[j1:j2]]
+                continue
+            out += ["-" + line for line in old[i1:i2]]
+            out += ["+" + line for line in new[j1:j2]]
+    return "\n".join(out)
 
 
-def diff_counts(before: str, after: str) -> tuple[int, int]:
-    """How many lines the change removes and adds: ``(removed, added)``.
+def diff_counts(before: str | Operation, after: str | Operation) -> tuple[int, int]:
+    """How many lines the change removes and adds, ``(removed, added)``, up to alias names.
 
     >>> diff_counts("a\\nb\\nc", "a\\nB\\nc\\nd")
     (1, 2)
+    >>> old = "#map1 = affine_map<() -> ()>\\nuse #map1"
+    >>> diff_counts(old, old.replace("#map1", "#map"))
+    (0, 0)
     """
     removed = added = 0
-    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines())
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    old, new = _lines(before), _lines(after)
+    for tag, i1, i2, j1, j2 in _matcher(old, new).get_opcodes():
         if tag != "equal":
             removed, added = removed + i2 - i1, added + j2 - j1
     return removed, added
 
 
 def ir_diff(
-    before: str,
-    after: str,
+    before: str | Operation,
+    after: str | Operation,
     before_label: str = "before",
     after_label: str = "after",
     *,
     context: int = 3,
     layout: str = "unified",
-) -> Picture:
-    """A coloured diff from ``before`` to ``after`` (the module docstring has an example).
-
-    ``context`` is the number of unchanged lines shown around each change;
+) -> IRText:
+    """The diff from ``before`` to ``after`` (IR texts or ops; the module docstring has an
+    example). ``context`` is the number of unchanged lines shown around each change;
     ``layout`` is ``"unified"`` or ``"side-by-side"`` (the text twin is unified either way).
 
-    >>> ir_diff("x", "y", layout="side-by-side").svg.count('fill="#ffebe9"')
-    1
+    >>> shown = ir_diff("x", "y", layout="side-by-side")
+    >>> shown.text.splitlines()[-2:], shown.html.count("tinycomp-ir-lines")
+    (['-x', '+y'], 2)
     """
     if layout not in LAYOUTS:
         raise ValueError(f"expected layout to be one of {LAYOUTS}, got {layout!r}")
     if context < 0:
         raise ValueError(f"expected context to be 0 or more lines, got {context}")
-    old, new = before.splitlines(), after.splitlines()
-    rows = _side_by_side_rows if layout == "side-by-side" else _unified_rows
-    drawn = rows(old, new, before_label, after_label, context)
-    text = unified_ir_diff(before, after, before_label, after_label, context)
-    return Picture(text=text, svg=_draw(drawn, title=f"{before_label} -> {after_label}"))
+    old, new = _lines(before), _lines(after)
+    twin = unified_ir_diff(before, after, before_label, after_label, context)
+    panes = diff_panes(old, new, before_label, after_label, context, layout)
+    note = _alias_note(old, new)
+    notes = [] if note is None else [("note", note)]
+    if layout == "unified":
+        notes = [("removed", f"--- {before_label}"), ("added", f"+++ {after_label}"), *notes]
+    return ir_text(twin, panes, notes=notes)
 
 
-def ir_listing(text: str, title: str | None = None) -> Picture:
-    """IR text drawn with line numbers; the text twin is ``text`` itself.
+def diff_panes(
+    old: list[str], new: list[str], before_label: str, after_label: str, context: int, layout: str
+) -> list[Pane]:
+    """Steps 2 and 3: the rows of the diff, one pane (unified) or two (side by side).
 
-    >>> pic = ir_listing("module {\\n}", title="input")
-    >>> pic.text, pic.svg.count("<text ")
-    ('module {\\n}', 5)
+    >>> [line.text for line in diff_panes(["a", "b", "c", "d"], ["a", "b", "c", "D"],
+    ...                                   "x", "y", 1, "unified")[0].lines]
+    ['2 unchanged lines', 'c', 'd', 'D']
     """
-    rows: list[Row] = []
-    if title is not None:
-        rows.append([_Span(0, 0, title, "header")])
-    for number, line in enumerate(text.splitlines(), start=1):
-        rows.append([_number(0, number), _Span(NUMBER_WIDTH + 1, 0, _clip(line), "plain")])
-    return Picture(text=text, svg=_draw(rows, title=title or "IR"))
-
-
-# -- steps 1 to 3: rows ----------------------------------------------------------------
-def _hunks(old: list[str], new: list[str], context: int) -> list[list[tuple]]:
-    """Step 1: the grouped opcodes, exactly as ``unified_diff`` groups them."""
-    return list(difflib.SequenceMatcher(None, old, new).get_grouped_opcodes(context))
-
-
-def _elided(count: int, width: int) -> list[Row]:
-    """Step 3: one marker row for ``count`` unchanged lines left out (none for 0)."""
-    if count <= 0:
-        return []
-    return [[_Span(0, width, f"... {_lines(count, 'unchanged line')} ...", "elided")]]
+    left: list[Line] = []
+    right: list[Line] = []
+    shown_until = 0  # old lines before this one are shown or folded
+    for hunk in _hunks(old, new, context):
+        _fold(hunk[0][1] - shown_until, left, right, layout)
+        for tag, i1, i2, j1, j2 in hunk:
+            if layout == "unified":
+                left += _unified_rows(tag, old, new, i1, i2, j1, j2)
+            else:
+                _side_by_side_rows(tag, old, new, i1, i2, j1, j2, left, right)
+        shown_until = hunk[-1][2]
+    if shown_until == 0 and not _hunks(old, new, context):  # no changes at all
+        _fold(len(old), left, right, layout, f"no changes: {_no_changes(old, new)}")
+    else:
+        _fold(len(old) - shown_until, left, right, layout)
+    if layout == "unified":
+        return [Pane(tuple(left))]
+    return [
+        Pane(tuple(left), f"--- {before_label}", "removed"),
+        Pane(tuple(right), f"+++ {after_label}", "added"),
+    ]
 
 
 def _unified_rows(
-    old: list[str], new: list[str], before_label: str, after_label: str, context: int
-) -> list[Row]:
-    width = UNIFIED_TEXT_COLUMN + min(LONGEST_LINE, max(map(len, old + new), default=0))
-    rows: list[Row] = [
-        [_Span(0, 0, f"--- {before_label}", "header")],
-        [_Span(0, 0, f"+++ {after_label}", "header")],
-    ]
-    shown_until = 0  # old lines up to here are shown or counted as elided
-    for hunk in _hunks(old, new, context):
-        first, last = hunk[0], hunk[-1]
-        rows += _elided(first[1] - shown_until, width)
-        header = _hunk_header(first[1], last[2], first[3], last[4])
-        rows.append([_Span(0, width, header, "hunk")])
-        for tag, i1, i2, j1, j2 in hunk:  # step 2
-            if tag == "equal":
-                for i, j in zip(range(i1, i2), range(j1, j2), strict=True):
-                    rows.append(_unified_row("context", i + 1, j + 1, old[i], width))
-                continue
-            rows += [_unified_row("removed", i + 1, None, old[i], width) for i in range(i1, i2)]
-            rows += [_unified_row("added", None, j + 1, new[j], width) for j in range(j1, j2)]
-        shown_until = last[2]
-    if len(rows) == 2:  # no changes at all
-        return rows + _elided(len(old), width)
-    return rows + _elided(len(old) - shown_until, width)
-
-
-def _unified_row(
-    kind: str, old_number: int | None, new_number: int | None, line: str, width: int
-) -> Row:
-    """``  12    - %1 = arith.addf ...``: the line numbers, a marker and the line."""
-    row = [] if kind == "context" else [_Span(0, width, "", kind)]  # the coloured band
-    if old_number is not None:
-        row.append(_number(0, old_number))
-    if new_number is not None:
-        row.append(_number(NUMBER_WIDTH + 1, new_number))
-    text = MARKERS[kind] + _clip(line)
-    row.append(
-        _Span(UNIFIED_TEXT_COLUMN - 2, 0, text.rstrip() if kind == "context" else text, kind)
-    )
-    return row
+    tag: str, old: list[str], new: list[str], i1: int, i2: int, j1: int, j2: int
+) -> list[Line]:
+    if tag == "equal":
+        return [
+            Line("context", new[j], (i + 1, j + 1), " ")
+            for i, j in zip(range(i1, i2), range(j1, j2), strict=True)
+        ]
+    removed = [Line("removed", old[i], (i + 1, None), "-") for i in range(i1, i2)]
+    return removed + [Line("added", new[j], (None, j + 1), "+") for j in range(j1, j2)]
 
 
 def _side_by_side_rows(
-    old: list[str], new: list[str], before_label: str, after_label: str, context: int
-) -> list[Row]:
-    pane = NUMBER_WIDTH + 3 + min(LONGEST_LINE // 2, max(map(len, old + new), default=0))
-    right = pane + 2  # the right pane starts after a gap of two characters
-    width = right + pane
-    headers = [_Span(0, 0, f"--- {before_label}", "header")]
-    headers.append(_Span(right, 0, f"+++ {after_label}", "header"))
-    rows: list[Row] = [headers]
-    shown_until = 0
-    for hunk in _hunks(old, new, context):
-        first, last = hunk[0], hunk[-1]
-        rows += _elided(first[1] - shown_until, width)
-        header = _hunk_header(first[1], last[2], first[3], last[4])
-        rows.append([_Span(0, width, header, "hunk")])
-        for tag, i1, i2, j1, j2 in hunk:  # step 2: pair the lines of each opcode
-            kinds = ("context", "context") if tag == "equal" else ("removed", "added")
-            pairs = zip_longest(range(i1, i2), range(j1, j2))
-            for i, j in pairs:
-                rows.append(_pane(0, pane, i, old, kinds[0]) + _pane(right, pane, j, new, kinds[1]))
-        shown_until = last[2]
-    if len(rows) == 1:
-        return rows + _elided(len(old), width)
-    return rows + _elided(len(old) - shown_until, width)
+    tag: str,
+    old: list[str],
+    new: list[str],
+    i1: int,
+    i2: int,
+    j1: int,
+    j2: int,
+    left: list[Line],
+    right: list[Line],
+) -> None:
+    kinds = ("context", "context") if tag == "equal" else ("removed", "added")
+    for i, j in zip_longest(range(i1, i2), range(j1, j2)):
+        left.append(Line("blank", "", (None,)) if i is None else Line(kinds[0], old[i], (i + 1,)))
+        right.append(Line("blank", "", (None,)) if j is None else Line(kinds[1], new[j], (j + 1,)))
 
 
-def _pane(start: int, width: int, index: int | None, lines: list[str], kind: str) -> Row:
-    """One side of a side-by-side row: a line number and the line, or a blank band."""
-    if index is None:
-        return [_Span(start, width, "", "blank")]
-    text = _clip(lines[index], width - NUMBER_WIDTH - 1)
-    return [
-        _Span(start, width, "", kind),
-        _number(start, index + 1),
-        _Span(start + NUMBER_WIDTH + 1, 0, text, kind),
-    ]
+def _fold(
+    count: int, left: list[Line], right: list[Line], layout: str, message: str | None = None
+) -> None:
+    """Step 3: one fold row for ``count`` unchanged lines left out (none for 0)."""
+    if count <= 0:
+        return
+    text = message or (f"{count} unchanged line" + ("" if count == 1 else "s"))
+    if layout == "unified":
+        left.append(Line("fold", text, (None, None)))
+    else:
+        left.append(Line("fold", text, (None,)))
+        right.append(Line("fold", text, (None,)))
 
 
-def _hunk_header(i1: int, i2: int, j1: int, j2: int) -> str:
+def _lines(ir: str | Operation) -> list[str]:
+    return ir_source(ir).splitlines()
+
+
+def _matcher(old: list[str], new: list[str]) -> difflib.SequenceMatcher:
+    """Step 1: a matcher over the comparable lines (aliases spelled out)."""
+    return difflib.SequenceMatcher(
+        None, comparable_lines(old), comparable_lines(new), autojunk=False
+    )
+
+
+def _hunks(old: list[str], new: list[str], context: int) -> list[list[Opcode]]:
+    return list(_matcher(old, new).get_grouped_opcodes(context))
+
+
+def _alias_note(old: list[str], new: list[str]) -> str | None:
+    renamed = renamed_aliases(old, new)
+    if not renamed:
+        return None
+    pairs = ", ".join(f"{name} -> {new_name}" for name, new_name in renamed)
+    return f"aliases renamed, not counted as changes: {pairs}"
+
+
+def _no_changes(old: list[str], new: list[str]) -> str:
+    count = f"{len(old)} identical line" + ("" if len(old) == 1 else "s")
+    return count if old == new else count + " up to alias names"
+
+
+def _hunk_header(hunk: list[Opcode]) -> str:
     """``@@ -3,4 +3,2 @@``, numbered as ``unified_diff`` numbers hunks."""
-    return f"@@ -{_range(i1, i2)} +{_range(j1, j2)} @@"
+    first, last = hunk[0], hunk[-1]
+    return f"@@ -{_range(first[1], last[2])} +{_range(first[3], last[4])} @@"
 
 
 def _range(start: int, stop: int) -> str:
@@ -263,49 +249,3 @@ def _range(start: int, stop: int) -> str:
     if length == 1:
         return str(start + 1)
     return f"{start if length == 0 else start + 1},{length}"
-
-
-def _clip(line: str, room: int = LONGEST_LINE) -> str:
-    """``line``, cut to ``room`` characters with an ellipsis when it is longer."""
-    return line if len(line) <= room else line[: room - 1] + "\u2026"
-
-
-def _number(column: int, number: int) -> _Span:
-    return _Span(column, 0, str(number).rjust(NUMBER_WIDTH), "number")
-
-
-def _lines(count: int, noun: str = "identical line") -> str:
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
-
-
-# -- step 4: drawing -------------------------------------------------------------------
-def _draw(rows: list[Row], title: str) -> str:
-    """Monospace rows as one ``<svg>`` element (deterministic: fixed sizes and order)."""
-    ends = [span.column + max(span.width, len(span.text)) for row in rows for span in row]
-    columns = max(ends, default=0)
-    width = round(2 * PADDING + columns * CHAR_WIDTH)
-    height = 2 * PADDING + len(rows) * ROW_HEIGHT
-    parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}">',
-        f"<title>{html.escape(title)}</title>",
-        f'<rect width="{width}" height="{height}" fill="white"/>',
-    ]
-    for number, row in enumerate(rows):
-        top = PADDING + number * ROW_HEIGHT
-        for span in row:
-            background, color, extra = STYLES[span.kind]
-            x = PADDING + span.column * CHAR_WIDTH
-            if background is not None and span.width > 0:
-                parts.append(
-                    f'<rect x="{x:g}" y="{top}" width="{span.width * CHAR_WIDTH:g}" '
-                    f'height="{ROW_HEIGHT}" fill="{background}"/>'
-                )
-            if span.text:
-                parts.append(
-                    f'<text x="{x:g}" y="{top + ROW_HEIGHT - 4}" font-family="monospace" '
-                    f'font-size="{FONT_SIZE}" fill="{color}" style="white-space:pre"{extra}>'
-                    f"{html.escape(span.text)}</text>"
-                )
-    parts.append("</svg>")
-    return "\n".join(parts) + "\n"

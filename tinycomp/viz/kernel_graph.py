@@ -139,6 +139,10 @@ _REDUCTIONS = {"addf": "sum", "addi": "sum", "maximumf": "max", "maxnumf": "max"
                "minimumf": "min", "minnumf": "min", "mulf": "product"}  # fmt: skip
 
 
+_KINDS = ("fill", "copy", "transpose", "broadcast", "matmul")
+"""Summaries that say more than a generic's payload line (``payload: copy``)."""
+
+
 def kernel_summary(op: StructuredOp) -> str:
     """What a kernel computes, in a word or a few: ``fill``, ``transpose``, ``matmul``,
     ``sum``, ``max``, or the payload's ops for an elementwise kernel (``subf, exp``).
@@ -229,6 +233,9 @@ def _node(op: Operation, position: int, names: SSANames) -> tuple[str, str, dict
     if op.is_terminator:
         return "return", title, TERMINATOR.options()
     if isinstance(op, StructuredOp):
+        kind = kernel_summary(op)
+        if op.name == "linalg.generic" and kind in _KINDS:
+            title += f" ({kind})"  # what a generic computes, when it has a name
         sizes = "×".join("?" if s is None else str(s) for s in op.static_loop_sizes())
         label = f"{title}\n{iterator_summary(op)}" + (f" · {sizes}" if sizes else "")
         label += f"\npayload: {payload_summary(op)}"

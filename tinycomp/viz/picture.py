@@ -1,23 +1,32 @@
-"""A picture: a deterministic text twin plus an SVG drawing.
+"""A picture: a deterministic text twin plus an SVG drawing (and its PNG copy).
 
 Every picture in tinycomp (a graph, a plot, a timeline) ends up as a
-:class:`Picture`. A notebook shows the SVG; tests, doctests and nbval read the
-text twin. Because ``_repr_mimebundle_`` always returns the same two keys,
-a stored notebook output compares equal whatever drew the SVG (system
-Graphviz, the WebAssembly build, or the plain-text fallback).
+:class:`Picture`. Tests, doctests and nbval read the text twin; a notebook stores
+three mime keys:
+
+- ``text/plain``: the text twin, what nbval compares;
+- ``image/svg+xml``: the drawing, shown by JupyterLab once the notebook is trusted
+  (``tests/nbval_sanitize.cfg`` blanks it, as renderers draw it differently);
+- ``image/png``: the same drawing as pixels (:mod:`~tinycomp.viz.raster`), which an
+  untrusted notebook (one just cloned) and static viewers show instead of the SVG;
+  nbval never compares PNGs. Where it cannot be drawn the key is simply left out.
 
 >>> pic = Picture.from_text("a -> b")
 >>> pic
 a -> b
 >>> sorted(pic._repr_mimebundle_())
-['image/svg+xml', 'text/plain']
+['image/png', 'image/svg+xml', 'text/plain']
 """
 
 from __future__ import annotations
 
+import base64
 import html
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+
+from tinycomp.viz.raster import Raster, svg_to_png
 
 __all__ = ["Picture", "tidy_svg"]
 
@@ -108,26 +117,49 @@ class Picture:
         parts.append("</svg>")
         return cls(text=text, svg="\n".join(parts) + "\n")
 
+    @cached_property
+    def raster(self) -> Raster | None:
+        """The drawing as a PNG with its display size, drawn once; ``None`` where it
+        cannot be drawn (see :func:`~tinycomp.viz.raster.svg_to_png`).
+
+        >>> Picture.from_text("x").raster.png[:4]
+        b'\\x89PNG'
+        """
+        return svg_to_png(self.svg)
+
     def save(self, path: str | Path) -> Path:
-        """Write the SVG (``.svg``) or the text twin (``.txt``) to ``path``.
+        """Write the SVG (``.svg``), the PNG (``.png``) or the text twin (``.txt``) to ``path``.
 
         >>> import tempfile
         >>> folder = tempfile.mkdtemp()
         >>> Picture.from_text("hi").save(folder + "/hi.txt").read_text()
         'hi\\n'
+        >>> Picture.from_text("hi").save(folder + "/hi.png").read_bytes()[:4]
+        b'\\x89PNG'
         """
         path = Path(path)
         if path.suffix == ".svg":
             path.write_text(self.svg, encoding="utf-8")
         elif path.suffix == ".txt":
             path.write_text(self.text + "\n", encoding="utf-8")
+        elif path.suffix == ".png":
+            if self.raster is None:
+                raise RuntimeError(
+                    "expected the picture to be drawable as a PNG, but it was not "
+                    "(is resvg-py installed? pip install resvg-py); save it as .svg instead"
+                )
+            path.write_bytes(self.raster.png)
         else:
-            raise ValueError(f"expected a path ending in .svg or .txt, got {str(path)!r}")
+            raise ValueError(f"expected a path ending in .svg, .png or .txt, got {str(path)!r}")
         return path
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict[str, str]:
-        """The notebook display: always exactly ``text/plain`` and ``image/svg+xml``."""
-        return {"text/plain": self.text, "image/svg+xml": self.svg}
+        """The notebook display: ``text/plain``, ``image/svg+xml`` and, where it can be
+        drawn, ``image/png`` (base64, as notebooks store it)."""
+        bundle = {"text/plain": self.text, "image/svg+xml": self.svg}
+        if self.raster is not None:
+            bundle["image/png"] = base64.b64encode(self.raster.png).decode("ascii")
+        return bundle
 
     def __repr__(self) -> str:
         return self.text

@@ -7,16 +7,16 @@ notebook is not), and some static viewers show no SVG at all; both show a PNG. S
 
 1. Read the drawing's size in CSS pixels from the ``<svg>`` element (``width`` and
    ``height`` in px, pt, in, cm or mm, else its ``viewBox``).
-2. Choose the zoom: ``scale`` (2 by default, sharp on high-density screens), lowered
-   so that the PNG has at most ``max_pixels`` pixels.
-3. Render with fonts that always exist: the machine's own, and the DejaVu fonts that
-   matplotlib ships for every generic family (serif, sans-serif, monospace) the machine
-   does not provide. A missing font would otherwise drop the text silently.
-4. Return the PNG with its display size (the CSS size, so a 2x PNG shows as large as
-   the SVG), or ``None`` when resvg is missing or cannot draw the SVG: the picture then
-   simply has no PNG, and nothing fails.
+2. Choose the zoom: ``scale`` (1 by default: one PNG pixel per CSS pixel), lowered so
+   that the PNG has at most ``max_pixels`` pixels.
+3. Render with fonts that always exist: the machine's own plus the DejaVu fonts that
+   matplotlib ships, each generic family (serif, sans-serif, monospace) set to the best
+   font found here (Arial or Helvetica metrics first, as Graphviz lays text out with
+   them; DejaVu last). A family without a font would otherwise drop the text silently.
+4. Return the PNG with the drawing's size in CSS pixels, or ``None`` when resvg is
+   missing or cannot draw the SVG: the picture then simply has no PNG, and nothing fails.
 
->>> svg = '<svg xmlns="http://www.w3.org/2000/svg" width="30pt" height="15pt"></svg>'
+>>> svg = '<svg xmlns="http://www.w3.org/2000/svg" width="30pt" height="15pt"><rect/></svg>'
 >>> raster = svg_to_png(svg)
 >>> raster.png[:4], (raster.width, raster.height)
 (b'\\x89PNG', (40, 20))
@@ -33,25 +33,26 @@ from pathlib import Path
 
 __all__ = ["MAX_PIXELS", "SCALE", "Raster", "bundled_font_folder", "natural_size", "svg_to_png"]
 
-SCALE = 2.0
-"""PNG pixels per CSS pixel: 2 is sharp on high-density screens and fine on others."""
-MAX_PIXELS = 3_000_000
+SCALE = 1.0
+"""PNG pixels per CSS pixel. A notebook shows a PNG at its pixel size (no size is stored
+with it), so 1 keeps it as large as the SVG; the PNG is only the stand-in for the SVG."""
+MAX_PIXELS = 2_000_000
 """The most pixels one PNG may have; a bigger drawing is rendered at a lower zoom."""
 
 _UNITS = {"": 1.0, "px": 1.0, "pt": 96 / 72, "pc": 16.0, "in": 96.0, "cm": 96 / 2.54}
 _UNITS["mm"] = 96 / 25.4
 _LENGTH = re.compile(r"\s*([0-9.]+(?:e[-+]?\d+)?)\s*([a-z]*)\s*$")
 _SVG_TAG = re.compile(r"<svg\b[^>]*>", re.DOTALL)
-_GENERIC_FONTS = {  # the keyword argument of resvg-py -> (CSS generic name, DejaVu family)
-    "serif_family": ("serif", "DejaVu Serif"),
-    "sans_serif_family": ("sans-serif", "DejaVu Sans"),
-    "monospace_family": ("monospace", "DejaVu Sans Mono"),
+_GENERIC_FONTS = {  # resvg-py's argument for a generic family -> the fonts to use, best first
+    "serif_family": ("Times New Roman", "Times", "Liberation Serif", "DejaVu Serif"),
+    "sans_serif_family": ("Arial", "Helvetica", "Liberation Sans", "DejaVu Sans"),
+    "monospace_family": ("Courier New", "Menlo", "Consolas", "Liberation Mono", "DejaVu Sans Mono"),
 }
 
 
 @dataclass(frozen=True)
 class Raster:
-    """A PNG and the size to display it at, in CSS pixels (its pixels divided by the zoom)."""
+    """A PNG, and the size of the drawing in CSS pixels (the PNG's pixels over the zoom)."""
 
     png: bytes
     width: int
@@ -133,24 +134,30 @@ def bundled_font_folder() -> Path | None:
 
 @lru_cache(maxsize=2)
 def _font_options(system_fonts: bool = True) -> dict[str, object]:
-    """resvg-py's font arguments: the bundled fonts, and DejaVu for each generic family
-    that no font here answers to (found once, by drawing one word in that family).
+    """resvg-py's font arguments: the bundled fonts, and for each generic family the first
+    font of :data:`_GENERIC_FONTS` that is here (step 3). A font counts as here when a word
+    drawn in it differs from the same word in a family that exists nowhere. Found once.
     ``system_fonts=False`` leaves the machine's fonts out, as on a machine without any."""
     import resvg_py
 
+    # dpi: CSS pixels per inch; resvg-py's default of 0 makes every length in pt zero.
     folder = bundled_font_folder()
-    options: dict[str, object] = {"skip_system_fonts": not system_fonts}
+    options: dict[str, object] = {"skip_system_fonts": not system_fonts, "dpi": 96.0}
     if folder is not None:
         options["font_dirs"] = [str(folder)]
-    blank = resvg_py.svg_to_bytes(svg_string=_word_svg(None), **options)
-    for argument, (generic, dejavu) in _GENERIC_FONTS.items():
-        drawn = resvg_py.svg_to_bytes(svg_string=_word_svg(generic), **options)
-        if drawn == blank and folder is not None:
-            options[argument] = dejavu
-    return options
+    missing = resvg_py.svg_to_bytes(svg_string=_word_svg("tinycomp-no-such-font"), **options)
+    chosen = {}
+    for argument, candidates in _GENERIC_FONTS.items():
+        for family in candidates:
+            if resvg_py.svg_to_bytes(svg_string=_word_svg(family), **options) != missing:
+                chosen[argument] = family
+                break
+    return {**options, **chosen}
 
 
-def _word_svg(family: str | None) -> str:
-    """A small SVG with one word in ``family`` (no text at all for ``None``)."""
-    text = "" if family is None else f'<text x="2" y="14" font-family="{family}">Mw</text>'
-    return f'<svg xmlns="http://www.w3.org/2000/svg" width="40" height="20">{text}</svg>'
+def _word_svg(family: str) -> str:
+    """A small SVG with one word in ``family``."""
+    return (
+        '<svg xmlns="http://www.w3.org/2000/svg" width="60" height="20">'
+        f'<text x="2" y="15" font-family="{family}" font-size="14">Mwi1</text></svg>'
+    )

@@ -135,8 +135,23 @@ def expect_law(f: AffineMap, g: AffineMap, found: AffineMap, points: list[tuple]
             raise GradingFailure(
                 f"compose(f, g) with f = {f}, g = {g}: expected {f.compose(g)}, found {found}; "
                 f"at {describe_point(dims, [*f_symbols, *g_symbols])} yours gives {got}, "
-                f"f(g(x)) gives {expected}"
+                f"f(g(x)) gives {expected}{compose_hint(f, g, found)}"
             )
+
+
+def compose_hint(f: AffineMap, g: AffineMap, found: AffineMap) -> str:
+    """Name the common slips: g's symbols not renumbered, or the maps the wrong way round."""
+    symbols = f.num_symbols + g.num_symbols
+    if f.num_symbols and g.num_symbols:
+        unshifted = AffineMap(g.num_dims, symbols, g.results)  # g's s0 collides with f's s0
+        f_symbols = [symbol(j) for j in range(f.num_symbols)]
+        collided = f.replace_dims_and_symbols(unshifted.results, f_symbols, g.num_dims, symbols)
+        if collided.simplify() == found.simplify():
+            return (
+                f": g's symbols must be numbered after f's, so g's s0 is s{f.num_symbols} "
+                "in the result; here the two s0 became one"
+            )
+    return ""
 
 
 COMPOSE_EXAMPLES = [

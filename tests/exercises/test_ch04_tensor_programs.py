@@ -10,6 +10,13 @@ Each test carries its task's marker; `impl` is the module under test (see confte
   installed), then runs random contractions against `numpy.einsum`.
 * Task 04.3 compares FLOP and byte counts with exact numbers derived by hand for each case
   (the derivation is written next to each number, and the feedback shows it).
+* Task 04.4 is open: the student's attention is traced, run against numpy (large scores
+  included), and its bytes, counted by the library's `program_bytes`, must stay within 85%
+  of `nn.attention`'s on four long-sequence shapes.
+
+While the student's code runs, the library's own implementation of the task at hand
+(`StructuredOp.generalize`, `GeneralizePass`, the functions of `tinycomp.perf.kernel_cost`)
+refuses to run, and a call to it fails the task with a message that says so.
 
 Random cases come from fixed seeds and from hypothesis with `derandomize`, so a grade
 never changes from one run to the next.
@@ -17,10 +24,17 @@ never changes from one run to the next.
 
 from __future__ import annotations
 
+import importlib
 import math
 import shutil
 import subprocess
+import sys
+import traceback
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -56,7 +70,7 @@ from tinycomp.ir.naming import SSANames
 from tinycomp.ir.printer import naming_root
 from tinycomp.ir.types import FunctionType
 from tinycomp.passes import GeneralizePass
-from tinycomp.perf import KernelCost
+from tinycomp.perf import KernelCost, program_bytes
 
 task04_1 = pytest.mark.task04_1
 task04_2 = pytest.mark.task04_2
@@ -70,6 +84,81 @@ GRADED = settings(
     phases=[Phase.explicit, Phase.generate],
 )
 """Random cases: the same ones on every run, no time limit, reported as drawn."""
+
+
+# -- the library's own answers are off limits ------------------------------------------------
+@contextmanager
+def without_library(
+    what: str, impl: ModuleType, task: str, targets: dict[str, object]
+) -> Iterator[None]:
+    """Make the library's own implementation of ``task`` refuse to run inside the block.
+
+    ``targets`` maps a name for the feedback to a function, or to a method given as
+    ``(class, method name)``. Each one is replaced, wherever the library or the student's
+    module holds it, by a stand-in that records the call and raises; when the block ends,
+    a recorded call fails the test, even if the student's code caught the exception.
+    """
+    calls: list[str] = []
+
+    def refusal(label: str):
+        def refuse(*args, **kwargs):
+            calls.append(label + _where_in(impl))
+            raise GradingFailure(f"{what} called the library's {label}")
+
+        return refuse
+
+    with pytest.MonkeyPatch.context() as patch:
+        for label, target in targets.items():
+            if isinstance(target, tuple):
+                owner, name = target
+                original = owner.__dict__.get(name, getattr(owner, name))
+                patch.setattr(owner, name, refusal(label))
+            else:
+                original = target
+                for module in list(sys.modules.values()):
+                    for key, value in list(getattr(module, "__dict__", {}).items()):
+                        if value is original and module.__name__.startswith("tinycomp"):
+                            patch.setattr(module, key, refusal(label))
+            for key, value in list(vars(impl).items()):  # the student's own names for it
+                if value is original:
+                    patch.setattr(impl, key, refusal(label))
+                elif isinstance(value, type) and value.__module__ == impl.__name__:
+                    for attribute, member in list(vars(value).items()):
+                        if member is original:
+                            patch.setattr(value, attribute, refusal(label))
+        try:
+            yield
+        finally:
+            if calls:
+                raise GradingFailure(
+                    f"{what}: your code called the library's {calls[0]}, which is the answer "
+                    f"to {task}; write it yourself from the building blocks the exercise file "
+                    "imports"
+                ) from None
+
+
+def _where_in(impl: ModuleType) -> str:
+    """`` (at exercises/chNN.py:LINE: source)``: the student's innermost line on the stack."""
+    mine = [f for f in traceback.extract_stack() if f.filename == impl.__file__]
+    if not mine:
+        return ""
+    frame = mine[-1]
+    where = f"{Path(frame.filename).parent.name}/{Path(frame.filename).name}:{frame.lineno}"
+    return f" (at {where}: {(frame.line or '').strip()})"
+
+
+LIBRARY_GENERALIZE = {
+    "StructuredOp.generalize (what linalg-generalize-named-ops calls)": (
+        StructuredOp,
+        "generalize",
+    ),
+    "GeneralizePass": (GeneralizePass, "run"),
+}
+kernel_cost_module = importlib.import_module("tinycomp.perf.kernel_cost")
+LIBRARY_COSTS = {
+    f"tinycomp.perf.kernel_cost.{name}": getattr(kernel_cost_module, name)
+    for name in ("payload_flops", "operand_bytes", "kernel_cost", "kernel_costs", "program_bytes")
+}
 
 
 def linalg_ops(module: ModuleOp) -> list[StructuredOp]:
@@ -198,6 +287,14 @@ def test_swiglu_rejects_a_w_up_that_does_not_match_w_gate(impl, up_shape):
         trace(impl.swiglu, *specs)
     except TraceError as error:
         message = str(error)
+    except NotImplementedError:
+        raise
+    except Exception as error:
+        raise GradingFailure(
+            f"trace(swiglu) with w_gate (8, 16) and w_up {up_shape}: expected a TraceError "
+            f"(made by trace_error('swiglu', message), which points at your line), found "
+            f"{type(error).__name__}: {error}"
+        ) from None
     else:
         raise GradingFailure(
             f"trace(swiglu) with w_gate (8, 16) and w_up {up_shape} traced without an error"
@@ -261,9 +358,11 @@ def test_contraction_maps_of_named_ops(impl, spec, op_class, maps, loops):
     arguments = FuncOp.build("f", FunctionType(tuple(types), ())).body.entry_block.arguments
     indexing_maps = None if maps is None else [parse_affine_map(m) for m in maps]
     named = op_class.build(*arguments, indexing_maps=indexing_maps)
+    with without_library(f"contraction_maps({spec!r})", impl, "Task 04.2", LIBRARY_GENERALIZE):
+        found = impl.contraction_maps(spec)
     expect_maps(
         f"contraction_maps({spec!r})",
-        impl.contraction_maps(spec),
+        found,
         named.indexing_maps(),
         named.iterator_types(),
         loops,
@@ -307,9 +406,9 @@ def test_contraction_maps_of_other_contractions(impl, spec):
     loops, maps, kinds = GENERAL_CONTRACTIONS[spec]
     iterators = ["parallel" if kind == "p" else "reduction" for kind in kinds]
     expected = [parse_affine_map(m) for m in maps]
-    expect_maps(
-        f"contraction_maps({spec!r})", impl.contraction_maps(spec), expected, iterators, loops
-    )
+    with without_library(f"contraction_maps({spec!r})", impl, "Task 04.2", LIBRARY_GENERALIZE):
+        found = impl.contraction_maps(spec)
+    expect_maps(f"contraction_maps({spec!r})", found, expected, iterators, loops)
 
 
 @task04_2
@@ -434,7 +533,9 @@ GENERALIZED = [
 @pytest.mark.parametrize("spec, op_class, maps, types", GENERALIZED)
 def test_contraction_generic_is_the_generalized_named_op(impl, spec, op_class, maps, types):
     indexing_maps = None if maps is None else [parse_affine_map(m) for m in maps]
-    mine = contraction_module(types, lambda a, b, c: impl.contraction_generic(spec, a, b, c))
+    what = f"contraction_generic({spec!r}) on {', '.join(types)}"
+    with without_library(what, impl, "Task 04.2", LIBRARY_GENERALIZE):
+        mine = contraction_module(types, lambda a, b, c: impl.contraction_generic(spec, a, b, c))
     reference = contraction_module(
         types, lambda a, b, c: op_class.build(a, b, c, indexing_maps=indexing_maps).generalize()
     )
@@ -467,7 +568,10 @@ func.func @f(%lhs: {types[0]}, %rhs: {types[1]}, %init: {types[2]}) -> {types[2]
     assert ir_equal(generalized_by_mlir, named), (  # a check of the library, not of your code
         f"the library's generalized matmul differs from mlir-opt-22's:\n{print_ir(named)}"
     )
-    mine = contraction_module(types, lambda a, b, c: impl.contraction_generic("mk,kn->mn", a, b, c))
+    with without_library("contraction_generic", impl, "Task 04.2", LIBRARY_GENERALIZE):
+        mine = contraction_module(
+            types, lambda a, b, c: impl.contraction_generic("mk,kn->mn", a, b, c)
+        )
     expect_same_generic(
         "contraction_generic('mk,kn->mn') vs mlir-opt-22", mine, generalized_by_mlir
     )
@@ -496,7 +600,8 @@ def test_contraction_generic_matches_numpy_einsum(impl, case, seed):
     rhs_letters, out_letters = rest.split("->")
     shapes = [tuple(sizes[c] for c in part) for part in (lhs_letters, rhs_letters, out_letters)]
     types = ["tensor<" + "".join(f"{s}x" for s in shape) + "f32>" for shape in shapes]
-    module = contraction_module(types, lambda a, b, c: impl.contraction_generic(spec, a, b, c))
+    with without_library(f"contraction_generic({spec!r})", impl, "Task 04.2", LIBRARY_GENERALIZE):
+        module = contraction_module(types, lambda a, b, c: impl.contraction_generic(spec, a, b, c))
     try:
         verify(module)
     except Exception as error:
@@ -534,7 +639,8 @@ def test_einsum_attention_runs_through_the_pipeline(impl):
     rng = np.random.default_rng(11)
     q, k, v = (rng.standard_normal(s).astype(np.float32) for s in shapes)
     try:
-        module = trace(einsum_attention(impl), q, k, v)
+        with without_library("einsum attention", impl, "Task 04.2", LIBRARY_GENERALIZE):
+            module = trace(einsum_attention(impl), q, k, v)
     except VerifyError as error:
         raise GradingFailure(
             f"attention traced with einsum('bqd,bkd->bqk') and einsum('bqk,bkd->bqd') does not "
@@ -685,7 +791,8 @@ def payload_cases() -> dict[str, tuple[StructuredOp, int, str]]:
 @pytest.mark.parametrize("case", list(payload_cases()))
 def test_payload_flops(impl, case):
     op, expected, why = payload_cases()[case]
-    found = impl.payload_flops(op)
+    with without_library("payload_flops", impl, "Task 04.3", LIBRARY_COSTS):
+        found = impl.payload_flops(op)
     if found != expected:
         payload = ", ".join(nested.name for nested in op.body)
         raise GradingFailure(
@@ -858,8 +965,9 @@ func.func @e(%x: tensor<4x8xbf16>, %y: tensor<4x8xbf16>) -> tensor<4x8xbf16> {
 @pytest.mark.parametrize("case", list(kernel_cases()))
 def test_kernel_cost(impl, case):
     op, expected = kernel_cases()[case]
-    found = impl.kernel_cost(op)
     what = f"kernel_cost({describe_kernel(op)})"
+    with without_library(what, impl, "Task 04.3", LIBRARY_COSTS):
+        found = impl.kernel_cost(op)
     expect_instance(what, found, KernelCost, "a KernelCost(name, flops, bytes)")
     if found.flops != expected.flops:
         raise GradingFailure(
@@ -876,13 +984,15 @@ def per_kernel(impl, module: ModuleOp) -> str:
     """The student's cost of each kernel, one per line, for feedback."""
     lines = []
     for op in linalg_ops(module):
-        cost = impl.kernel_cost(op)
+        with without_library("kernel_cost", impl, "Task 04.3", LIBRARY_COSTS):
+            cost = impl.kernel_cost(op)
         lines.append(f"  {describe_kernel(op)}: {cost.flops} FLOPs, {cost.bytes} B")
     return "\n".join(lines)
 
 
 def expect_program_cost(impl, what: str, module: ModuleOp, flops: int, moved: int, why: str):
-    found = impl.program_cost(module)
+    with without_library(what, impl, "Task 04.3", LIBRARY_COSTS):
+        found = impl.program_cost(module)
     expect_instance(what, found, KernelCost, "a KernelCost(name, flops, bytes)")
     if (found.flops, found.bytes) != (flops, moved):
         raise GradingFailure(
@@ -961,3 +1071,102 @@ def test_program_cost_of_attention(impl, batch, queries, keys, depth, value_dept
         4 * elements,
         "transpose, fill, batch_matmul, scale, softmax (7 linalg ops), fill, batch_matmul",
     )
+
+
+# == Task 04.4: attention within a byte budget ===============================================
+task04_4 = pytest.mark.task04_4
+
+BUDGET_SHARE = 0.85
+"""The budget: this share of the bytes ``nn.attention``'s traced program moves."""
+BUDGET_SHAPES = [(2, 16, 64, 8), (2, 4, 16, 4), (1, 32, 128, 32), (1, 8, 32, 8)]
+"""``(B, L, S, d)`` with ``dv = d``: long sequences, ``S = 4 L``, ``d <= L``."""
+
+
+def attention_reference(q, k, v) -> np.ndarray:
+    """numpy's attention in float64, with the maximum subtracted (safe for any scores)."""
+    q, k, v = (a.astype(np.float64) for a in (q, k, v))
+    scores = q @ k.transpose(0, 2, 1) / math.sqrt(q.shape[-1])
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    return (weights / weights.sum(axis=-1, keepdims=True)) @ v
+
+
+def trace_lean_attention(impl, arrays: list[np.ndarray]) -> ModuleOp:
+    shapes = ", ".join(str(a.shape) for a in arrays)
+    try:
+        return trace(impl.lean_attention, *arrays)
+    except TraceError as error:
+        raise GradingFailure(
+            f"trace(lean_attention) on q, k, v of shapes {shapes} raised a TraceError:\n{error}"
+        ) from None
+
+
+def expect_attention_values(impl, what: str, arrays: list[np.ndarray]) -> None:
+    module = trace_lean_attention(impl, arrays)
+    b, length, _ = arrays[0].shape
+    dv = arrays[2].shape[-1]
+    expect_equal(
+        f"{what}: the result type",
+        str(module.body.first_op.function_type.results[0]),
+        f"tensor<{b}x{length}x{dv}xf32>",
+    )
+    with np.errstate(over="ignore", invalid="ignore"):
+        found = np.asarray(interpret(module, *arrays))
+    expected = attention_reference(*arrays)
+    bad = ~np.isfinite(found)
+    if bad.any():
+        where = tuple(int(i) for i in np.argwhere(bad)[0])
+        q, k = (a.astype(np.float64) for a in arrays[:2])
+        largest = np.abs(q @ k.transpose(0, 2, 1)).max() / math.sqrt(q.shape[-1])
+        raise GradingFailure(
+            f"{what}: element {list(where)} of the result is {found[where]}, expected "
+            f"{expected[where]:.6g}. The scores here reach {largest:.0f}: exp of a score "
+            "above 88.7 overflows f32 to inf, and inf / inf is NaN"
+        )
+    expect_array_close(what, found, expected.astype(np.float32), rtol=1e-4, atol=1e-5)
+
+
+@task04_4
+@pytest.mark.parametrize("b, length, s, d", [(2, 3, 5, 4), (1, 16, 64, 8)])
+def test_lean_attention_matches_numpy(impl, b, length, s, d):
+    rng = np.random.default_rng(4400 + s)
+    arrays = [rng.standard_normal(shape).astype(np.float32) for shape in
+              [(b, length, d), (b, s, d), (b, s, d + 1)]]  # fmt: skip
+    expect_attention_values(impl, f"lean_attention on q {arrays[0].shape}", arrays)
+
+
+@task04_4
+def test_lean_attention_is_safe_for_large_scores(impl):
+    rng = np.random.default_rng(4401)
+    q, k, v = (
+        rng.standard_normal(s).astype(np.float32) for s in [(1, 4, 8), (1, 16, 8), (1, 16, 8)]
+    )
+    arrays = [q * 30, k * 30, v]  # scores of several hundred
+    expect_attention_values(impl, "lean_attention with q and k scaled by 30", arrays)
+
+
+def kernel_bytes_table(module: ModuleOp) -> str:
+    """The kernels of ``module``, the most bytes first: what a student should look at."""
+    rows = []
+    for op in linalg_ops(module):
+        cost = kernel_cost_module.kernel_cost(op)
+        rows.append((int(cost.bytes), describe_kernel(op)))
+    rows.sort(key=lambda row: -row[0])
+    return "\n".join(f"  {moved:>8} B  {kernel}" for moved, kernel in rows)
+
+
+@task04_4
+@pytest.mark.parametrize("b, length, s, d", BUDGET_SHAPES)
+def test_lean_attention_within_the_byte_budget(impl, b, length, s, d):
+    specs = [TensorSpec((b, length, d)), TensorSpec((b, s, d)), TensorSpec((b, s, d))]
+    mine = trace_lean_attention(impl, specs)
+    reference = trace(nn.attention, *specs)
+    moved, theirs = program_bytes(mine), program_bytes(reference)
+    allowed = math.floor(BUDGET_SHARE * theirs)
+    if moved > allowed:
+        raise GradingFailure(
+            f"lean_attention on q ({b}, {length}, {d}), k and v ({b}, {s}, {d}): its traced "
+            f"program moves {moved} B, {moved / theirs:.0%} of nn.attention's {theirs} B; the "
+            f"budget is {allowed} B ({BUDGET_SHARE:.0%}). Your kernels, the most bytes first "
+            f"(a ({b}, {length}, {s}) tensor of scores is {4 * b * length * s} B each time a "
+            f"kernel reads or writes it):\n{kernel_bytes_table(mine)}"
+        )

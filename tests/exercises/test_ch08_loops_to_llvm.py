@@ -40,6 +40,7 @@ from tinycomp.codegen.cpu.assembly import function_assembly
 from tinycomp.codegen.cpu.optimize import optimize, parse_and_verify
 from tinycomp.codegen.cpu.target import CpuHooks
 from tinycomp.codegen.errors import CodegenError
+from tinycomp.codegen.gemm.caches import format_bytes
 from tinycomp.codegen.llvm import EMITTERS, emit_llvm, register_emitter
 from tinycomp.codegen.llvm.types import intrinsic_suffix
 from tinycomp.grading.checks import GradingFailure, expect_array_close
@@ -264,15 +265,20 @@ MACHINES = {
 
 
 def describe_cache(level: str, cache) -> str:
-    size, ways, line = cache
-    return f"{level} {size} B in {ways} ways of {size // ways} B, {line}-B lines"
+    size, count, line = cache
+    way = format_bytes(size // count)
+    return f"{level} {format_bytes(size)} ({count} ways of {way}, {line}-B lines)"
+
+
+def ways(count: int) -> str:
+    return f"{count} way" if count == 1 else f"{count} ways"
 
 
 def check_kc(where: str, kc: int, mr: int, nr: int, l1, s: int) -> None:
     """KC against the L1 constraint (the docstring's first rule)."""
-    size, ways, line = l1
-    way = size // ways
-    a_ways = max(1, math.floor((ways - 1) / (1 + nr / mr)))
+    size, total, line = l1
+    way = size // total
+    a_ways = max(1, math.floor((total - 1) / (1 + nr / mr)))
     quantum = line // math.gcd(line, mr * s)
     best = max(quantum, a_ways * way // (mr * s) // quantum * quantum)
     sliver = mr * kc * s
@@ -282,13 +288,13 @@ def check_kc(where: str, kc: int, mr: int, nr: int, l1, s: int) -> None:
         problem = f"the A sliver (MR x KC x S = {sliver} B) is not a whole number of {line}-B lines"
     elif sliver > a_ways * way and kc > quantum:
         problem = (
-            f"the A sliver (MR x KC x S = {sliver} B) needs more than the {a_ways} ways "
+            f"the A sliver (MR x KC x S = {sliver} B) needs more than the {ways(a_ways)} "
             f"({a_ways * way} B) A may use beside B's sliver and C's way"
         )
     elif kc < best:
         problem = (
             f"a deeper sliver still fits: KC = {best} gives {mr * best * s} B of the "
-            f"{a_ways} ways ({a_ways * way} B) A may use"
+            f"{ways(a_ways)} ({a_ways * way} B) A may use"
         )
     else:
         problem = f"the largest depth that fits and is whole lines is {best}"
@@ -297,15 +303,15 @@ def check_kc(where: str, kc: int, mr: int, nr: int, l1, s: int) -> None:
 
 def check_block(where, name, found, multiple, kc, beside, cache, s, label):
     """MC (L2) or NC (L3): the largest multiple of ``multiple`` beside ``beside`` bytes."""
-    size, ways, _ = cache
-    way = size // ways
+    size, total, _ = cache
+    way = size // total
     taken = math.ceil(beside / way)
-    room = max(1, ways - 1 - taken)
+    room = max(1, total - 1 - taken)
     best = max(multiple, room * way // (kc * s) // multiple * multiple)
     if found == best:
         return
     block = found * kc * s
-    why = f"{label} takes {taken} ways ({beside} B), C 1, which leaves {room} of {ways} ways"
+    why = f"{label} takes {ways(taken)} ({beside} B), C 1, which leaves {room} of {ways(total)}"
     if found % multiple:
         problem = f"{name} is not a multiple of {multiple}"
     elif block > room * way and found > multiple:
@@ -566,14 +572,17 @@ def test_choose_tile_meets_the_budget(impl, target):
             problem = "stores to memory: the tile of C should stay in registers"
         elif counts["fmas"] != counts["arithmetic"]:
             problem = f"arithmetic that is not a vector FMA on {register}"
-        elif counts["fmas"] % per_step:
-            problem = f"FMAs that are not a whole number of k steps ({per_step} FMAs each)"
         elif counts["fmas"] < budget * counts["loads"]:
             ratio = counts["fmas"] / counts["loads"]
             problem = (
                 f"{ratio:.2f} FMAs per load, the budget is at least {budget}: one step of k "
                 f"loads NR/lanes = {nr // lanes} vectors of B and broadcasts MR = {mr} elements "
                 f"of A for MR x NR/lanes = {per_step} FMAs"
+            )
+        elif counts["fmas"] % per_step:
+            problem = (
+                f"FMAs that are not a whole number of steps of k: each step of the {mr} x {nr} "
+                f"tile is {per_step} FMAs (MR x NR/lanes)"
             )
         if problem is not None:
             raise GradingFailure(f"{loop} has {problem}\n{listing}")

@@ -32,7 +32,7 @@ SOFTMAX_TWIN = "\n".join(
         "  color=#888888 fill=#eeeeee",
         '    op2.r0   "4x1xf32 · 16 B"  shape=ellipse color=#777777',
         '    op3      "%max = linalg.generic\\nparallel×1, reduction×1 · 4×8\\npayload: maximumf"'
-        "  color=#b08a00 fill=#fdf0c8",
+        "  fill=#fdf0c8",
         '    op3.r0   "4x1xf32 · 16 B"  shape=ellipse color=#777777',
         '    op5      "%sub = linalg.generic\\nparallel×2 · 4×8\\npayload: subf"',
         '    op5.r0   "4x8xf32 · 128 B"  shape=ellipse color=#777777',
@@ -42,7 +42,7 @@ SOFTMAX_TWIN = "\n".join(
         "  color=#888888 fill=#eeeeee",
         '    op10.r0  "4x1xf32 · 16 B"  shape=ellipse color=#777777',
         '    op11     "%sum = linalg.generic\\nparallel×1, reduction×1 · 4×8\\npayload: addf"'
-        "  color=#b08a00 fill=#fdf0c8",
+        "  fill=#fdf0c8",
         '    op11.r0  "4x1xf32 · 16 B"  shape=ellipse color=#777777',
         '    op13     "%div = linalg.generic\\nparallel×2 · 4×8\\npayload: divf"',
         '    op13.r0  "4x8xf32 · 128 B"  shape=ellipse color=#777777',
@@ -198,3 +198,48 @@ def test_every_tensor_a_kernel_reads_is_an_edge_with_its_size(rows, cols, dtype,
         shape = [int(s) for s in short_type.split("x")[:-1]]
         assert int(size) == math.prod(shape) * itemsize, (node, labels[node])
     assert "%x" in print_ir(module) and re.search(r'arg0\s+"%x\\n', graph.text)
+
+
+# -- the pictures of chapter 04: no collisions, readable, one style -------------------------------
+CHAPTER_04_PROGRAMS = {
+    "layer": (lambda x, w, b: nn.relu(x @ w + b), [(4, 8), (8, 16), (16,)]),
+    "softmax": (nn.softmax, [(4, 8)]),
+    "layernorm": (nn.layernorm, [(4, 8), (8,), (8,)]),
+    "attention": (nn.attention, [(2, 3, 4), (2, 5, 4), (2, 5, 6)]),
+}
+
+
+@pytest.mark.parametrize("renderer", ["dot", "wasi"])
+@pytest.mark.parametrize("name", sorted(CHAPTER_04_PROGRAMS))
+def test_chapter_04_kernel_graphs_have_no_collisions_and_readable_text(name, renderer):
+    from tinycomp.viz.svg_checks import drawing_problems, text_boxes
+
+    if renderer not in available_renderers():
+        pytest.skip(f"renderer {renderer!r} is not installed here")
+    fn, shapes = CHAPTER_04_PROGRAMS[name]
+    module = trace(fn, *(TensorSpec(s) for s in shapes))
+    svg = kernel_graph(module).picture(renderer=renderer).svg
+    assert drawing_problems(svg) == []
+    drawn = [box.text for box in text_boxes(svg)]
+    tensors = [op.results[0] for op in module.walk() if isinstance(op, StructuredOp)]
+    for value in tensors:  # every kernel's result is drawn once, as a tensor of its own
+        size = f"{str(value.type)[7:-1]} · {tensor_bytes(value.type)} B"
+        assert size in drawn, (size, drawn)
+
+
+def test_kernel_summary_names_what_a_generic_computes():
+    from tinycomp.viz.kernel_graph import kernel_summary
+
+    module = trace(
+        nn.attention, TensorSpec((2, 3, 4)), TensorSpec((2, 5, 4)), TensorSpec((2, 5, 6))
+    )
+    named = [kernel_summary(op) for op in module.walk() if isinstance(op, StructuredOp)]
+    assert named[:3] == ["transpose", "fill", "batch_matmul"]
+    GeneralizePass().run(module)
+    generic = [kernel_summary(op) for op in module.walk() if isinstance(op, StructuredOp)]
+    assert generic == [
+        "transpose", "fill", "matmul", "mulf", "fill", "max", "subf", "exp",
+        "fill", "sum", "divf", "fill", "matmul",
+    ]  # fmt: skip
+    text = kernel_graph(module).text
+    assert '"%1 = linalg.generic (transpose)' in text and text.count(" (matmul)\\n") == 2

@@ -1,17 +1,23 @@
-"""Pictures for the chapters: graphs, plots and interactive explorers.
+"""Pictures for the chapters: graphs, plots, IR listings and interactive explorers.
 
-Everything here returns (or shows) a :class:`Picture`: a deterministic text
-twin plus an SVG, displayed in a notebook under exactly two mime keys,
-``text/plain`` and ``image/svg+xml``, so stored outputs compare equal
-whichever renderer drew them.
+Everything here returns (or shows) a :class:`Picture`: a deterministic text twin plus
+an SVG. A notebook stores it as ``text/plain`` (the twin, which nbval compares),
+``image/svg+xml`` (shown once the notebook is trusted) and ``image/png`` (the same
+drawing, shown by an untrusted notebook and by static viewers), so stored outputs
+compare equal whichever renderer drew them. IR is shown as text (:class:`IRText`):
+``text/plain`` is the IR or the diff itself, ``text/html`` the coloured, numbered lines.
 
-- :mod:`~tinycomp.viz.picture`: the ``Picture`` value;
+- :mod:`~tinycomp.viz.picture`, :mod:`~tinycomp.viz.raster`: the ``Picture`` value, and
+  its PNG copy;
+- :mod:`~tinycomp.viz.ir_listing`, :mod:`~tinycomp.viz.ir_text`,
+  :mod:`~tinycomp.viz.mlir_lexer`: IR shown as text, with MLIR colours and line numbers;
 - :mod:`~tinycomp.viz.render`:  DOT to SVG with ``dot``, WebAssembly Graphviz, or text;
 - :mod:`~tinycomp.viz.graph`:   a graph builder (nodes, edges, clusters);
 - :mod:`~tinycomp.viz.plots`:   matplotlib in one house style;
 - :mod:`~tinycomp.viz.widgets`: explorers with sliders that redraw a picture;
 - :mod:`~tinycomp.viz.ir_graph`: the def-use graph of a function;
-- :mod:`~tinycomp.viz.ir_diff`, :mod:`~tinycomp.viz.pass_stepper`: IR diffs, stage by stage;
+- :mod:`~tinycomp.viz.ir_diff`, :mod:`~tinycomp.viz.alias_names`,
+  :mod:`~tinycomp.viz.pass_stepper`: IR diffs (up to alias names), stage by stage;
 - :mod:`~tinycomp.viz.indexing_maps`, :mod:`~tinycomp.viz.footprints`,
   :mod:`~tinycomp.viz.indexing_explorer`: what each operand's indexing map touches;
 - :mod:`~tinycomp.viz.kernel_graph`, :mod:`~tinycomp.viz.loop_nest`: a traced program's
@@ -47,8 +53,10 @@ from tinycomp.viz.fusion_graph import bytes_moved_chart, fusion_graph
 from tinycomp.viz.graph import Cluster, Graph, GraphError
 from tinycomp.viz.indexing_explorer import footprint_picture, indexing_map_explorer
 from tinycomp.viz.indexing_maps import IndexingMapError, indexing_problem
-from tinycomp.viz.ir_diff import ir_diff, ir_listing
+from tinycomp.viz.ir_diff import diff_counts, ir_diff, unified_ir_diff
 from tinycomp.viz.ir_graph import def_use_graph
+from tinycomp.viz.ir_listing import ir_listing
+from tinycomp.viz.ir_text import IRText
 from tinycomp.viz.kernel_graph import kernel_graph
 from tinycomp.viz.liveness_chart import liveness_chart
 from tinycomp.viz.loop_nest import loop_nest
@@ -86,6 +94,7 @@ __all__ = [
     "Explorer",
     "Graph",
     "GraphError",
+    "IRText",
     "IndexingMapError",
     "MemoryTimeline",
     "Picture",
@@ -97,6 +106,7 @@ __all__ = [
     "bytes_moved_chart",
     "choose_renderer",
     "def_use_graph",
+    "diff_counts",
     "explore",
     "figure_to_picture",
     "footprint_picture",
@@ -121,4 +131,5 @@ __all__ = [
     "tiled_loop_summary",
     "tiling_explorer",
     "tiling_picture",
+    "unified_ir_diff",
 ]

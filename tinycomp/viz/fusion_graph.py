@@ -59,7 +59,7 @@ from tinycomp.viz.graph_style import (
 from tinycomp.viz.kernel_graph import kernel_summary
 from tinycomp.viz.palette import swatches
 from tinycomp.viz.picture import Picture
-from tinycomp.viz.plots import PALETTE, figure_to_picture, house_style, new_figure
+from tinycomp.viz.plots import figure_to_picture, house_style, new_figure
 from tinycomp.viz.render import render_svg
 
 __all__ = [
@@ -74,7 +74,6 @@ __all__ = [
 FusionRule = Callable[[GenericOp, GenericOp, int], "str | None"]
 """``rule(producer, consumer, operand_index)``: why the pair may not fuse, or ``None``
 (``why_not_fusable``'s signature; MLIR's pass takes a ``ControlFusionFn`` likewise)."""
-
 
 
 def format_bytes(count: int) -> str:
@@ -308,7 +307,9 @@ class _Drawing:
         colors = dict(zip(fused, swatches(len(fused), KERNEL_COLORS), strict=True))
         kinds = {name: kernel_summary(op) for op, name in self.names.items()}
         clusters = {
-            kernel: graph.cluster(kernel, f"kernel {kernel}: {kinds[kernel]}", color=colors[kernel].color)
+            kernel: graph.cluster(
+                kernel, f"kernel {kernel}: {kinds[kernel]}", color=colors[kernel].color
+            )
             for kernel in fused
         }
         for node, label in self.nodes.items():
@@ -319,7 +320,9 @@ class _Drawing:
                 graph.node(node, label, **TERMINATOR.options())
             elif kernel in clusters:
                 swatch = colors[kernel]
-                graph.node(node, label, color=swatch.color, fill=swatch.fill, cluster=clusters[kernel])
+                graph.node(
+                    node, label, color=swatch.color, fill=swatch.fill, cluster=clusters[kernel]
+                )
             else:
                 graph.node(node, label, **(CONSTANT if node in self.fills else OP).options())
         for value, value_type, size, source in self._values():
@@ -396,11 +399,14 @@ def bytes_moved_chart(
     width = 0.8 / max(len(settings), 1)
     with house_style():
         fig, ax = new_figure()
-        for number, setting in enumerate(settings):
+        for number, (setting, swatch) in enumerate(
+            zip(settings, swatches(len(settings)), strict=True)
+        ):
             values = [bytes_by_program[p].get(setting, 0) / size for p in programs]
             offset = (number - (len(settings) - 1) / 2) * width
             positions = [i + offset for i in range(len(programs))]
-            ax.bar(positions, values, width=width, label=setting, color=PALETTE[number % 7])
+            style = {"color": swatch.color, "hatch": swatch.hatch or None, "edgecolor": "white"}
+            ax.bar(positions, values, width=width, label=setting, **style)
         ax.set_xticks(range(len(programs)), programs)
         ax.grid(axis="x", visible=False)
         ax.set_ylabel(f"bytes moved ({unit})")

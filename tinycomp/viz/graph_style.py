@@ -110,7 +110,7 @@ OP = NodeStyle()
 INPUT = NodeStyle("ellipse", color="#5b8db8", fill="#dcebf5")  # light Okabe-Ito blue
 CONSTANT = NodeStyle(color="#888888", fill="#eeeeee")  # grey
 TERMINATOR = NodeStyle(color="#D55E00", fill="#fbe2d0")  # light Okabe-Ito vermillion
-REDUCTION = NodeStyle(color="#b08a00", fill="#fdf0c8")  # light yellow
+REDUCTION = NodeStyle(fill="#fdf0c8")  # light yellow (Okabe-Ito orange, lightened)
 TENSOR = NodeStyle("ellipse", color="#777777", small=True)
 FUSED_TENSOR = NodeStyle("ellipse", color="#777777", outline="dashed", small=True)
 

@@ -142,7 +142,7 @@ def diff_panes(
 
     >>> [line.text for line in diff_panes(["a", "b", "c", "d"], ["a", "b", "c", "D"],
     ...                                   "x", "y", 1, "unified")[0].lines]
-    ['2 unchanged lines', 'c', 'd', 'D']
+    ['⋯ 2 unchanged lines', 'c', 'd', 'D']
     """
     left: list[Line] = []
     right: list[Line] = []
@@ -202,7 +202,7 @@ def _fold(
     """Step 3: one fold row for ``count`` unchanged lines left out (none for 0)."""
     if count <= 0:
         return
-    text = message or (f"{count} unchanged line" + ("" if count == 1 else "s"))
+    text = "\u22ef " + (message or f"{count} unchanged line" + ("" if count == 1 else "s"))
     if layout == "unified":
         left.append(Line("fold", text, (None, None)))
     else:

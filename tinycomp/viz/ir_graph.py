@@ -3,11 +3,12 @@
 Every op becomes a box, every block argument a small ellipse, and every operand an
 edge from the value's definition to the op that reads it. The edge needs no label: the
 box or ellipse it starts from names the value (``%xx = arith.mulf``, ``%x: f32``); only a
-result of an op with several results is named on its edge (``%0#1``). An op with regions (``func.func``, ``scf.for``) becomes a cluster holding its
-body; when it also has operands or results (``%r = scf.for``) a header box inside
-the cluster stands for the op itself, so its inputs and its results have somewhere
-to attach. Constants are shaded grey, terminators vermillion, arguments light blue, in
-the style every graph shares (``tinycomp.viz.graph_style``).
+result of an op with several results is named on its edge (``%0#1``). An op with
+regions (``func.func``, ``scf.for``) becomes a cluster holding its body; when it also
+has operands or results (``%r = scf.for``) a header box inside the cluster stands for
+the op itself, so its inputs and its results have somewhere to attach. Constants are
+shaded grey, terminators vermillion, arguments light blue, in the style every graph
+shares (``tinycomp.viz.graph_style``).
 
 The names are the printer's (``tinycomp.ir.naming``): the picture, its text twin and
 ``print_ir`` of the same op all say ``%c0``, ``%arg1``, ``%3``.

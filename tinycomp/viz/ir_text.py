@@ -58,12 +58,17 @@ _TABLE = (
     "border-collapse:collapse;border:none;margin:0;table-layout:auto;width:auto;"
     "background-color:#ffffff"
 )
-_CELL = "padding:4px 8px;border:none;vertical-align:top;text-align:left;white-space:pre"
+_ROW = "background-color:#ffffff"  # inline, so JupyterLab's table-row hover colour stays off
+_CELL = (
+    "padding:4px 8px;border:none;vertical-align:top;text-align:left;white-space:pre;"
+    "background-color:#ffffff"
+)
 _NUMBERS = "position:sticky;left:0;background-color:#ffffff;border-right:1px solid #d0d7de"
 _PRE = (
     "margin:0;padding:0;border:none;background-color:transparent;color:inherit;"
     "white-space:pre;line-height:1.45;overflow:visible"
 )
+_LEXER = MlirLexer(stripnl=False, ensurenl=False)  # keeps leading spaces: the indentation
 _EMPTY = "min-height:1.45em"  # an empty block has no height; an empty line must keep one
 
 # Geometry of the SVG drawing (SVG user units).
@@ -141,7 +146,9 @@ def _html(panes: Sequence[Pane], header: list[tuple[str, str]]) -> str:
         parts.append(_pane_html(panes[0]))
     else:
         width = f"{100 / len(panes):g}%"
-        parts.append(f'<table style="{_TABLE};table-layout:fixed;width:100%"><tbody><tr>')
+        parts.append(
+            f'<table style="{_TABLE};table-layout:fixed;width:100%"><tbody><tr style="{_ROW}">'
+        )
         for pane in panes:
             scroller = f'<div style="overflow-x:auto">{_pane_html(pane)}</div>'
             parts.append(f'<td style="{_CELL};padding:0;width:{width}">{scroller}</td>')
@@ -163,33 +170,33 @@ def _pane_html(pane: Pane) -> str:
         parts.append(_header_html(pane.heading_kind, pane.heading))
     numbers = [_number_text(line.numbers, _number_width(pane.lines)) for line in pane.lines]
     has_numbers = any(number.strip() for number in numbers)
-    parts.append(f'<table class="tinycomp-ir-lines" style="{_TABLE}"><tbody><tr>')
+    parts.append(f'<table class="tinycomp-ir-lines" style="{_TABLE}"><tbody><tr style="{_ROW}">')
     if has_numbers:
-        rows = [
-            _row_html(line, number, colour="#8c959f")
-            for line, number in zip(pane.lines, numbers, strict=True)
-        ]
+        rows = [_number_row(line, number) for line, number in zip(pane.lines, numbers, strict=True)]
         parts.append(
             f'<td class="tinycomp-ir-numbers" style="{_CELL};{_NUMBERS};text-align:right">'
         )
         parts.append(f'<pre style="{_PRE}">{"".join(rows)}</pre></td>')
-    code = [_row_html(line, None) for line in pane.lines]
+    code = [_code_row(line) for line in pane.lines]
     parts.append(f'<td class="tinycomp-ir-code" style="{_CELL}"><pre style="{_PRE}">')
     parts.append("".join(code) + "</pre></td></tr></tbody></table>")
     return "".join(parts)
 
 
-def _row_html(line: Line, number: str | None, colour: str | None = None) -> str:
-    """One line as a block ``<span>``: the line number (``number``) or the coloured code."""
-    background, text_style = KINDS[line.kind]
-    style = "display:block"
-    style += "" if background is None else f";background-color:{background}"
-    if number is not None:
-        body = html.escape(number)
-        style += f";color:{colour}" + (";font-weight:bold" if line.kind == "highlight" else "")
-    elif line.kind == "fold":
+def _number_row(line: Line, number: str) -> str:
+    """The line number(s) of one row, as a block ``<span>`` on the row's band."""
+    style = (
+        _band(line) + ";color:#8c959f" + (";font-weight:bold" if line.kind == "highlight" else "")
+    )
+    return f'<span style="{style}">{html.escape(number)}</span>'
+
+
+def _code_row(line: Line) -> str:
+    """One row of code (coloured) or a fold's message, as a block ``<span>``."""
+    style = _band(line)
+    if line.kind == "fold":
         body = html.escape(line.text)
-        style += ";" + text_style
+        style += ";" + KINDS["fold"][1]
     else:
         body = html.escape(line.marker) + _coloured(line.text)
     if not body:
@@ -197,10 +204,16 @@ def _row_html(line: Line, number: str | None, colour: str | None = None) -> str:
     return f'<span style="{style}">{body}</span>'
 
 
+def _band(line: Line) -> str:
+    """``display:block`` (one row), with the background colour of the line's kind."""
+    background = KINDS[line.kind][0]
+    return "display:block" + ("" if background is None else f";background-color:{background}")
+
+
 def _coloured(text: str) -> str:
     """``text`` as HTML with one ``<span>`` per run of tokens of the same colour."""
     runs: list[tuple[str | None, str]] = []
-    for kind, value in MlirLexer(stripnl=False, ensurenl=False).get_tokens(text):
+    for kind, value in _LEXER.get_tokens(text):
         colour = None if not value.strip() else colour_of(kind)
         if runs and (runs[-1][0] == colour or not value.strip()):
             runs[-1] = (runs[-1][0], runs[-1][1] + value)
@@ -268,7 +281,7 @@ def _svg(panes: Sequence[Pane], header: list[tuple[str, str]]) -> str:
             parts.append(_svg_text(first + numbers + 1, row, line.marker + line.text, colour))
             row += 1
     parts.append("</svg>")
-    return "\n".join(parts) + "\n"
+    return "\n".join(part for part in parts if part) + "\n"
 
 
 def _svg_text(column: int, row: int, text: str, colour: str, bold: bool = False) -> str:

@@ -39,7 +39,7 @@ graph "kernels of @main: 3 linalg ops" (8 nodes, 8 edges)
     arg0    "%x\\n4x8xf32 · 128 B"  shape=ellipse color=#5b8db8 fill=#dcebf5
     op2     "%1 = linalg.fill\\nparallel×2 · 4×1\\npayload: copy"  color=#888888 fill=#eeeeee
     op2.r0  "4x1xf32 · 16 B"  shape=ellipse color=#777777
-    op3     "%sum = linalg.generic\\nparallel×1, reduction×1 · 4×8\\npayload: addf"  color=#b08a00 fill=#fdf0c8
+    op3     "%sum = linalg.generic\\nparallel×1, reduction×1 · 4×8\\npayload: addf"  fill=#fdf0c8
     op3.r0  "4x1xf32 · 16 B"  shape=ellipse color=#777777
     op5     "%div = linalg.generic\\nparallel×2 · 4×8\\npayload: divf"
     op5.r0  "4x8xf32 · 128 B"  shape=ellipse color=#777777

@@ -8,6 +8,13 @@ the bytes live, what freeing every buffer at its last use would hold). Panels st
 on one x axis compare two states of one program, such as before and after
 ``buffer-reuse``; the memory axes share one scale.
 
+Colour means one thing: **which buffer**. Each buffer keeps its colour in every panel
+(``buffer_swatches``: by name, in the order buffers first appear), so ``%alloc_3`` moving
+into ``%alloc``'s memory after reuse is the same colour in both panels; no two buffers
+share a swatch (past the palette's colours, hatchings tell them apart); a name written
+on a bar is black or white, whichever contrasts more with it. Everything that is not a
+buffer is grey or black: the held bars and the memory curves.
+
 The text twin lists the same numbers, with a row of characters per buffer when the
 function is short: ``#`` live, ``-`` held but dead, ``.`` not held.
 
@@ -35,10 +42,14 @@ from collections.abc import Sequence
 
 from tinycomp.viz.fusion_graph import format_bytes
 from tinycomp.viz.memory_timeline import BufferLifetime, MemoryTimeline
+from tinycomp.viz.palette import Swatch, swatches
 from tinycomp.viz.picture import Picture
-from tinycomp.viz.plots import PALETTE, figure_to_picture, house_style
+from tinycomp.viz.plots import figure_to_picture, house_style
 
-__all__ = ["liveness_chart"]
+__all__ = ["buffer_swatches", "liveness_chart"]
+
+HELD_FILL, HELD_EDGE = "#e4e4e4", "#9a9a9a"  # a buffer's memory while it is held
+HELD_LINE, LIVE_LINE = "#555555", "#000000"  # the bytes held (solid), live (dashed)
 
 _GANTT_LIMIT = 80
 """The longest function (in op indices) whose text twin gets a character per op."""
@@ -113,6 +124,24 @@ def _chart_text(timelines: Sequence[MemoryTimeline], title: str | None) -> str:
 
 
 # -- the drawing ---------------------------------------------------------------------------------
+def buffer_swatches(timelines: Sequence[MemoryTimeline]) -> dict[str, Swatch]:
+    """One swatch per buffer of all ``timelines``, by name, in the order the buffers first
+    appear (every holder of a shared slot counts); no two are equal.
+
+    >>> from tinycomp.passes.bufferize import LiveInterval
+    >>> from tinycomp.viz.memory_timeline import slot_timeline
+    >>> a, b = LiveInterval("%a", 1, 2, 64), LiveInterval("%b", 3, 4, 64)
+    >>> before = slot_timeline([a, b], [0, 1], "before", 5)
+    >>> after = slot_timeline([a, b], [0, 0], "after", 5)
+    >>> colors = buffer_swatches([before, after])
+    >>> list(colors), colors["%b"] != colors["%a"]
+    (['%a', '%b'], True)
+    """
+    names = [name for t in timelines for row in t.buffers for name in row.holders]
+    names = list(dict.fromkeys(names))
+    return dict(zip(names, swatches(len(names)), strict=True))
+
+
 def _unit(largest: int) -> tuple[str, int]:
     for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
         if largest >= size:
@@ -125,19 +154,24 @@ def _bar(ax, row: int, start: int, end: int, **style) -> None:
     ax.barh(row, end - start + 1, left=start - 0.5, height=0.7, **style)
 
 
-def _draw_bars(ax, timeline: MemoryTimeline, points_per_op: float) -> None:
-    """One row per buffer: held (light grey), live (solid, one colour per holder, its name
-    on it when it fits), the size at the right."""
+def _draw_bars(
+    ax, timeline: MemoryTimeline, points_per_op: float, colors: dict[str, Swatch]
+) -> None:
+    """One row per buffer: held (light grey), live (in the holder's colour, its name on it
+    when it fits), the size at the right."""
     for row, lifetime in enumerate(timeline.buffers):
-        _bar(ax, row, *lifetime.held, color="#e4e4e4", edgecolor="#9a9a9a", linewidth=0.6)
-        for number, (holder, start, end) in enumerate(lifetime.live):
-            color = PALETTE[(row + number) % len(PALETTE)]
-            _bar(ax, row, start, end, color=color, edgecolor="white", linewidth=0.8)
+        _bar(ax, row, *lifetime.held, color=HELD_FILL, edgecolor=HELD_EDGE, linewidth=0.6)
+        for holder, start, end in lifetime.live:
+            swatch = colors[holder]
+            edge = "white" if not swatch.hatch else swatch.ink
+            style = {"color": swatch.color, "edgecolor": edge, "hatch": swatch.hatch or None}
+            _bar(ax, row, start, end, linewidth=0.8, **style)
             fits = (end - start + 1) * points_per_op >= len(holder) * 4.6 + 4
             if len(lifetime.live) > 1 and fits:
-                ink = "black" if color == PALETTE[6] else "white"  # dark text on yellow
                 middle = (start + end) / 2
-                ax.text(middle, row, holder, ha="center", va="center", fontsize=7.5, color=ink)
+                box = {"boxstyle": "square,pad=0.1", "color": swatch.color, "linewidth": 0}
+                ax.text(middle, row, holder, ha="center", va="center", fontsize=7.5,
+                        color=swatch.ink, bbox=box if swatch.hatch else None)  # fmt: skip
         size = "?" if lifetime.bytes is None else format_bytes(lifetime.bytes)
         ax.text(lifetime.held[1] + 0.7, row, size, va="center", fontsize=8, color="#444444")
     ax.set_yticks(range(len(timeline.buffers)), [b.name for b in timeline.buffers], fontsize=8)
@@ -152,18 +186,18 @@ def _draw_memory(ax, timeline: MemoryTimeline, unit: str, size: int) -> None:
     edges = [index + 0.5 for index in range(timeline.last + 1)]  # op i spans i-0.5..i+0.5
     held = [value / size for value in timeline.held_bytes()]
     live = [value / size for value in timeline.live_bytes()]
-    ax.stairs(held, edges, fill=True, color=PALETTE[0], alpha=0.25, linewidth=0)
-    ax.stairs(held, edges, color=PALETTE[0], linewidth=1.4, label="held")
+    ax.stairs(held, edges, fill=True, color=HELD_FILL, linewidth=0)
+    ax.stairs(held, edges, color=HELD_LINE, linewidth=1.4, label="held")
     ax.stairs(
         live,
         edges,
-        color=PALETTE[3],
+        color=LIVE_LINE,
         linewidth=1.1,
         linestyle="--",
         label="live (freed at last use)",
     )
     peak = timeline.peak / size
-    ax.plot([timeline.peak_at], [peak], marker="o", color=PALETTE[3], markersize=5)
+    ax.plot([timeline.peak_at], [peak], marker="o", color=LIVE_LINE, markersize=5)
     right = timeline.peak_at > 0.6 * timeline.last
     ax.annotate(
         f"peak {format_bytes(timeline.peak)} at op {timeline.peak_at}",
@@ -202,12 +236,13 @@ def liveness_chart(*timelines: MemoryTimeline, title: str | None = None) -> Pict
         ratios += [max(len(timeline.buffers), 1) * 0.3 + 0.5, 1.2]
     width = 7.5
     points_per_op = width * 72 * 0.82 / (last + 4)
+    colors = buffer_swatches(timelines)
     with house_style():
         fig = Figure(figsize=(width, sum(ratios) + 0.6), layout="constrained")
         axes = fig.subplots(len(ratios), 1, sharex=True, height_ratios=ratios)
         memory_axes = axes[1::2]
         for number, timeline in enumerate(timelines):
-            _draw_bars(axes[2 * number], timeline, points_per_op)
+            _draw_bars(axes[2 * number], timeline, points_per_op, colors)
             _draw_memory(memory_axes[number], timeline, unit, size)
         top = max(t.peak for t in timelines) / size
         for ax in memory_axes:

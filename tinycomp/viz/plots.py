@@ -28,6 +28,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import ScalarFormatter
 
+from tinycomp.viz.palette import ITEM_COLORS, OKABE_ITO, swatches
 from tinycomp.viz.picture import Picture, tidy_svg
 
 __all__ = [
@@ -40,8 +41,13 @@ __all__ = [
     "new_figure",
 ]
 
-PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442")
-"""The Okabe-Ito colours: distinct for readers with any kind of colour blindness."""
+PALETTE = OKABE_ITO
+"""The Okabe-Ito colours: distinct for readers with any kind of colour blindness. A
+picture with more series than colours takes them from ``tinycomp.viz.palette.swatches``,
+so no two series look alike."""
+
+LINE_STYLES = ("-", "--", ":", "-.")
+"""One per round through the item colours: a line chart's 13th series is dashed."""
 
 HOUSE_STYLE = {
     "font.family": "DejaVu Sans",  # ships with matplotlib, so every machine draws the same
@@ -175,8 +181,11 @@ def line_chart(
             raise ValueError(f"expected {axis} to be one of {list(SCALES)}, got {scale!r}")
     with house_style():
         fig, ax = new_figure(figsize)
-        for name, ys in series.items():
-            ax.plot(x, ys, marker="o", markersize=4, label=name)
+        for number, ((name, ys), swatch) in enumerate(
+            zip(series.items(), swatches(len(series)), strict=True)
+        ):
+            style = LINE_STYLES[number // len(ITEM_COLORS) % len(LINE_STYLES)]
+            ax.plot(x, ys, marker="o", markersize=4, label=name, color=swatch.color, ls=style)
         ax.set_xscale(**SCALES[xscale])
         ax.set_yscale(**SCALES[yscale])
         # On a log2 axis write 4, 8, 16 rather than 2^2, 2^3, 2^4.

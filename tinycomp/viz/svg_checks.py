@@ -36,12 +36,13 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import combinations
 
-from tinycomp.viz.graph_style import DISPLAY_WIDTH_PX
-from tinycomp.viz.palette import contrast_ratio, to_hex
+from tinycomp.viz.graph_style import DISPLAY_WIDTH_PX, MIN_TEXT_PX
+from tinycomp.viz.palette import MIN_CONTRAST, contrast_ratio, to_hex
 
 __all__ = [
     "ADVANCE_EM",
     "TextBox",
+    "drawing_problems",
     "node_text_contrast",
     "overlapping_text",
     "smallest_text_px",
@@ -211,3 +212,33 @@ def node_text_contrast(svg: str) -> list[tuple[str, str, str, float]]:
             ink = to_hex(text.get("fill", "#000000"))
             found.append(("".join(text.itertext()), ink, fill, contrast_ratio(ink, fill)))
     return found
+
+
+def drawing_problems(svg: str) -> list[str]:
+    """Each broken promise of a Graphviz drawing, in words (none: ``[]``): two labels that
+    collide, text below ``MIN_TEXT_PX`` in a notebook cell, node text below
+    ``MIN_CONTRAST`` on its fill.
+
+    >>> svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="100px" height="20px" '
+    ...        'viewBox="0 0 100 20"><g class="node"><polygon fill="#E69F00"/>'
+    ...        '<text x="2" y="15" font-size="8" fill="white">tiny</text></g></svg>')
+    >>> for problem in drawing_problems(svg):
+    ...     print(problem)
+    text shows at 8.0 px in a 900 px cell, below 11.0 px
+    'tiny' (#ffffff on #e69f00) has contrast 2.25, below 4.5
+    """
+    problems = [
+        f"{a.text!r} at ({a.left:.0f}, {a.top:.0f}) runs into {b.text!r} at "
+        f"({b.left:.0f}, {b.top:.0f})"
+        for a, b in overlapping_text(svg)
+    ]
+    smallest = smallest_text_px(svg)
+    if smallest < MIN_TEXT_PX - 1e-9:
+        cell = f"{DISPLAY_WIDTH_PX} px cell"
+        problems.append(f"text shows at {smallest:.1f} px in a {cell}, below {MIN_TEXT_PX} px")
+    for text, ink, fill, ratio in node_text_contrast(svg):
+        if ratio < MIN_CONTRAST:
+            problems.append(
+                f"{text!r} ({ink} on {fill}) has contrast {ratio:.2f}, below {MIN_CONTRAST}"
+            )
+    return problems

@@ -80,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _grade(arguments: argparse.Namespace) -> int:
-    """`tinycomp grade`: grade, print the table, write results.json if asked."""
+    """`tinycomp grade`: grade, print the report (`report.print_report`), write results.json."""
     try:
         report = grade(
             arguments.chapters,

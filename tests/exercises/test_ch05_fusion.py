@@ -960,7 +960,10 @@ def fuse_one_pair(text: str, position: int, index: int) -> ModuleOp:
     try:
         fuse_producer_into_consumer(producer, consumer, index, rewriter)
     except Exception as error:
-        raise GradingFailure(f"fusing them fails: {type(error).__name__}: {error}") from None
+        raise GradingFailure(
+            "the library's fuse_producer_into_consumer cannot fuse them: "
+            f"{type(error).__name__}: {error}"
+        ) from None
     try:
         verify(module)
     except VerifyError as error:
@@ -984,10 +987,11 @@ def judge_pair(what: str, text: str, position: int, index: int, verdict, hint: s
         fused = fuse_one_pair(text, position, index)
         problem = first_wrong_element(module, fused)
         assert problem is None, f"the library fused {what} wrongly: {problem}"
+        fused_op = generics(fused)[position - 1]  # the producer, before it, is gone
         raise GradingFailure(
             f"{what}: your rule refused this pair ({verdict!r}), but it fuses correctly: the "
             "library's fusion makes one op of the two, and on random inputs it computes what "
-            f"the two computed{hint}\n{shown}\nfused into:\n{print_ir(generics(fused)[position])}"
+            f"the two computed{hint}\n{shown}\nfused into:\n{print_ir(fused_op)}"
         )
     if verdict is None and library is not None:
         try:

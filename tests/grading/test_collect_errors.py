@@ -66,7 +66,7 @@ def test_an_exception_in_a_helper_points_at_the_helper(mini_project):
         "  tests/exercises/mini_shapes.py:4 in <module>",
         "    FIRST = SHAPES[0]",
     ]
-    assert lines[3] == "pytest's report:", "no install hint for an error that is not a missing module"
+    assert lines[3] == "pytest's report:", "no install hint for an error that is not ModuleNotFound"
 
 
 def test_a_student_file_imported_by_the_test_file_is_blamed_first(mini_project):

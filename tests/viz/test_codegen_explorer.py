@@ -50,10 +50,10 @@ def test_the_explorer_follows_its_controls_and_prints_nothing(matmul_loops, caps
     explorer = codegen_explorer(matmul_loops, cpus=("haswell", "znver4"))
     assert isinstance(explorer, Explorer)
     assert explorer.values == {"opt_level": 3, "vector_width": 0, "cpu": "haswell"}
-    assert explorer.label.startswith("haswell, O3, LLVM's choice of width: hot loop of ")
+    assert explorer.label.startswith("haswell, O3, LLVM's width: hot loop of ")
     assert ", 0 FMAs," in explorer.label
     explorer.set(vector_width=8)
-    assert "vectorize-loops width 8" in explorer.label
+    assert explorer.label.startswith("haswell, O3, width 8: ")
     assert "FMAs 8" not in explorer.label  # the label counts, the picture lists
     assert "vfmadd" in explorer.picture.text and "# FMA, load" in explorer.picture.text
     explorer.set(cpu="znver4", vector_width=16)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import ast
+import importlib
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -271,3 +273,102 @@ def test_chapter_quotes_what_mlir_opt_fuses():
         theirs = result.stdout.count("linalg.generic")
         ours = len(fuse_and_record(parse(print_ir(module))).kernels)
         assert (name, theirs, ours) == (name, count, count)
+
+
+# -- the pictures of chapter 05: no collisions, readable, a colour per kernel ----------------------
+TRANSPOSE_THEN_ADD = """
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @main(%x: tensor<64x512xf32>, %b: tensor<64xf32>) -> tensor<512x64xf32> {
+  %e = tensor.empty() : tensor<512x64xf32>
+  %t = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1, d0)>],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%x : tensor<64x512xf32>) outs(%e : tensor<512x64xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %0 = math.exp %in : f32
+    linalg.yield %0 : f32
+  } -> tensor<512x64xf32>
+  %y = linalg.generic {indexing_maps = [#id, affine_map<(d0, d1) -> (d1)>, #id],
+      iterator_types = ["parallel", "parallel"]}
+      ins(%t, %b : tensor<512x64xf32>, tensor<64xf32>) outs(%e : tensor<512x64xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %0 = arith.addf %in, %bias : f32
+    linalg.yield %0 : f32
+  } -> tensor<512x64xf32>
+  return %y : tensor<512x64xf32>
+}"""
+"""Chapter 05's transpose-then-add, at the sizes of its attention (the collision reported)."""
+
+CHAPTER_05 = {
+    "softmax": (softmax, [(1024, 1024)]),
+    "layernorm": (layernorm, [(1024, 1024), (1024,), (1024,)]),
+    "rmsnorm": (rmsnorm, [(1024, 1024), (1024,)]),
+    "attention": (attention, [(512, 64), (512, 64), (512, 64)]),
+    "shared_exp": (shared_exp, [(1024, 1024)]),
+}
+
+
+def chapter_05_program(name: str):
+    if name == "transpose_then_add":
+        return parse(TRANSPOSE_THEN_ADD)
+    fn, shapes = CHAPTER_05[name]
+    specs = [TensorSpec(s) for s in shapes]
+    return tinycomp.compile(fn, *specs, stop_after="generalized").ir("generalized")
+
+
+@pytest.mark.parametrize("renderer", ["dot", "wasi"])
+@pytest.mark.parametrize("name", [*sorted(CHAPTER_05), "transpose_then_add"])
+def test_chapter_05_fusion_graphs_have_no_collisions_and_readable_text(name, renderer):
+    from tinycomp.viz import available_renderers
+    from tinycomp.viz.svg_checks import drawing_problems, text_boxes
+
+    if renderer not in available_renderers():
+        pytest.skip(f"renderer {renderer!r} is not installed here")
+    module = chapter_05_program(name)
+    picture = fusion_graph(module, renderer=renderer)
+    assert drawing_problems(picture.svg) == []
+    drawn = [box.text for box in text_boxes(picture.svg)]
+    record = fuse_and_record(parse(print_ir(module)))
+    for kernel in record.kernels:
+        if len(record.kernels[kernel]) > 1:
+            assert any(text.startswith(f"kernel {kernel}: ") for text in drawn), (kernel, drawn)
+    assert drawn.count("not written") == len(record.not_written)
+
+
+def test_the_transpose_example_names_its_kernel_by_what_it_computes():
+    picture = fusion_graph(parse(TRANSPOSE_THEN_ADD), renderer="text")
+    assert picture.text.splitlines()[1:3] == [
+        "  kernel  ops     bytes moved",
+        "  %y      %t, %y  256.2 KiB",
+    ]
+    graph_source = _drawing_source(parse(TRANSPOSE_THEN_ADD))
+    assert 'label="kernel %y: addf"' in graph_source
+    assert 'label="%t\nexp"' in graph_source  # the transposing exp: its payload
+    assert 'label="512x64xf32 · 128 KiB\nnot written"' in graph_source
+
+
+def _drawing_source(module) -> str:
+    fusion_graph_module = importlib.import_module("tinycomp.viz.fusion_graph")
+    function = next(op for op in module.walk() if op.name == "func.func")
+    copy = function.clone()
+    drawing = fusion_graph_module._Drawing(copy)
+    record = fuse_and_record(copy)
+    return drawing.graph(record, "title").source
+
+
+def test_every_fused_kernel_has_a_colour_of_its_own():
+    # 9 independent exp -> neg chains: 9 fused kernels, more than the 7 kernel colours.
+    specs = [TensorSpec((2, 4)) for _ in range(9)]
+
+    def chains(*inputs):
+        return tuple(-exp(a) for a in inputs)
+
+    module = tinycomp.compile(chains, *specs, stop_after="generalized").ir("generalized")
+    source = _drawing_source(module)
+    clusters = source.split("subgraph cluster_")[1:]
+    assert len(clusters) == 9
+    looks = set()
+    for part in clusters:
+        border = re.search(r'color="(#[0-9A-Fa-f]{6})"', part).group(1)
+        (fill,) = set(re.findall(r'fillcolor="(#[0-9a-f]{6})"', part))  # one fill per kernel
+        looks.add((border, fill))
+    assert len(looks) == 9  # no two kernels look alike

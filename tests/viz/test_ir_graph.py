@@ -195,3 +195,57 @@ def test_a_module_with_several_functions_draws_one_cluster_each():
     assert def_use_graph(module, "b").text.splitlines()[-1] == (
         '    op0 body  "func.func @b": op0.arg0, op1, op2'
     )
+
+
+# -- chapter 03's big graph: readable at a notebook's width, no collisions -----------------------
+NORM = """
+func.func @norm(%x: f32, %y: f32, %n: index, %buf: memref<4xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %xx = arith.mulf %x, %x : f32
+  %yy = arith.mulf %y, %y : f32
+  %xx2 = arith.mulf %x, %x : f32
+  %unused = arith.addf %xx2, %yy : f32
+  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %yy) -> (f32) {
+    %sq = arith.mulf %x, %x : f32
+    %xy_in = arith.mulf %x, %y : f32
+    %t = arith.addf %acc, %sq : f32
+    %u = arith.addf %t, %xy_in : f32
+    %dead = arith.mulf %u, %u : f32
+    scf.yield %u : f32
+  }
+  %xy_out = arith.mulf %x, %y : f32
+  memref.store %xy_out, %buf[%c0] : memref<4xf32>
+  %r = arith.addf %sum, %xx : f32
+  return %r : f32
+}"""
+"""Chapter 03's CSE/DCE example: 23 nodes, 31 edges, a loop."""
+
+
+@pytest.mark.parametrize("renderer", ["dot", "wasi"])
+@pytest.mark.parametrize("size", [None, "8.5,8.5"])
+def test_chapter_03_norm_graph_is_readable_in_a_notebook_cell(renderer, size):
+    from tinycomp.viz.graph_style import MIN_TEXT_PX
+    from tinycomp.viz.svg_checks import drawing_problems, smallest_text_px
+
+    if renderer not in available_renderers():
+        pytest.skip(f"renderer {renderer!r} is not installed here")
+    graph = def_use_graph(parse(NORM), rankdir="LR")
+    if size is not None:
+        graph.attrs["size"] = size  # as the chapter asked: shrinking is refused
+    svg = graph.picture(renderer=renderer).svg
+    assert smallest_text_px(svg) >= MIN_TEXT_PX
+    assert drawing_problems(svg) == []
+
+
+def test_the_norm_graph_would_shrink_to_unreadable_text_if_size_were_applied():
+    from tinycomp.viz.render import render_svg
+    from tinycomp.viz.svg_checks import smallest_text_px
+
+    graph = def_use_graph(parse(NORM), rankdir="LR")
+    graph.attrs["size"] = "8.5,8.5"
+    renderer = available_renderers()[0]
+    if renderer == "text":
+        pytest.skip("no Graphviz renderer here")
+    svg, _ = render_svg(graph.source, renderer)  # the source as Graphviz would take it
+    assert smallest_text_px(svg) < 11  # what the reader saw before

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinycomp.frontend import TensorSpec, nn, trace
+from tinycomp.frontend import TensorSpec, maximum, nn, trace
 from tinycomp.ir import parse, parse_type, print_ir
 from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.passes import GeneralizePass
@@ -202,7 +202,7 @@ def test_every_tensor_a_kernel_reads_is_an_edge_with_its_size(rows, cols, dtype,
 
 # -- the pictures of chapter 04: no collisions, readable, one style -------------------------------
 CHAPTER_04_PROGRAMS = {
-    "layer": (lambda x, w, b: nn.relu(x @ w + b), [(4, 8), (8, 16), (16,)]),
+    "layer": (lambda x, w, b: maximum(x @ w + b, 0.0), [(4, 8), (8, 16), (16,)]),
     "softmax": (nn.softmax, [(4, 8)]),
     "layernorm": (nn.layernorm, [(4, 8), (8,), (8,)]),
     "attention": (nn.attention, [(2, 3, 4), (2, 5, 4), (2, 5, 6)]),

@@ -282,3 +282,37 @@ def test_a_timeline_without_buffers_and_no_timeline():
     assert picture.text.splitlines()[1] == "no temporaries: no buffers, peak 0 B"
     with pytest.raises(ValueError, match="at least one MemoryTimeline"):
         liveness_chart()
+
+
+# -- colours that mean one thing ---------------------------------------------------------------
+def test_a_buffer_keeps_its_colour_in_every_panel_and_no_two_share_one():
+    import re
+
+    from tinycomp.viz.liveness_chart import buffer_swatches
+    from tinycomp.viz.palette import MIN_CONTRAST, contrast_ratio
+
+    mlp = KERNELS["mlp2"]
+    inputs = mlp.make_inputs(np.random.default_rng(0), "f32")
+    timelines = bufferization_timelines(trace(mlp.fn, *inputs), deallocate=False)
+    colors = buffer_swatches(timelines)
+    first = [name for row in timelines[0].buffers for name in row.holders]
+    assert list(colors) == first and len(first) == 12  # reuse only moves buffers around
+    assert len({(s.color, s.hatch) for s in colors.values()}) == 12
+    svg = liveness_chart(*timelines).svg
+    drawn = re.findall(r"fill: (#[0-9a-f]{6})", svg)
+    for name, swatch in colors.items():  # one bar before reuse, one after: the same colour
+        assert drawn.count(swatch.color.lower()) == 2, (name, swatch.color)
+        assert contrast_ratio(swatch.ink, swatch.color) >= MIN_CONTRAST
+    grey = {"#e4e4e4", "#444444", "#ffffff", "#000000", "#555555"}
+    assert set(drawn) - grey == {s.color.lower() for s in colors.values()}  # nothing else
+
+
+def test_more_buffers_than_colours_are_told_apart_by_hatching():
+    from tinycomp.viz.liveness_chart import buffer_swatches
+
+    buffers = [LiveInterval(f"%b{i}", i + 1, i + 2, 16) for i in range(15)]
+    timeline = slot_timeline(buffers, list(range(15)), "fifteen", 17)
+    colors = buffer_swatches([timeline])
+    assert len({(s.color, s.hatch) for s in colors.values()}) == 15
+    assert [s.hatch for s in colors.values()].count("//") == 3
+    assert 'id="h' in liveness_chart(timeline).svg  # matplotlib writes hatches as patterns

@@ -1,10 +1,14 @@
-"""Picture: the text twin, the SVG, the mime bundle and saving."""
+"""Picture: the text twin, the SVG, its PNG copy, the mime bundle and saving."""
 
+import base64
+import io
 import xml.etree.ElementTree as ET
 
 import pytest
+from PIL import Image
 
-from tinycomp.viz import Picture, tidy_svg
+from tinycomp.viz import Picture, bar_chart, tidy_svg
+from tinycomp.viz import picture as picture_module
 
 SVG_NS = "{http://www.w3.org/2000/svg}"
 
@@ -27,17 +31,45 @@ def test_from_text_is_deterministic():
     assert Picture.from_text("same").svg == Picture.from_text("same").svg
 
 
-def test_mime_bundle_has_exactly_text_and_svg():
+def test_mime_bundle_has_text_svg_and_png():
     pic = Picture.from_text("hello")
     bundle = pic._repr_mimebundle_(include=None, exclude=None)
-    assert bundle == {"text/plain": "hello", "image/svg+xml": pic.svg}
+    assert bundle == {
+        "text/plain": "hello",
+        "image/svg+xml": pic.svg,
+        "image/png": base64.b64encode(pic.raster.png).decode("ascii"),
+    }
 
 
-def test_ipython_display_uses_exactly_the_two_keys():
+def test_ipython_display_stores_the_three_keys():
     formatter = pytest.importorskip("IPython.core.formatters")
     data, _metadata = formatter.DisplayFormatter().format(Picture.from_text("hi"))
-    assert sorted(data) == ["image/svg+xml", "text/plain"]
+    assert sorted(data) == ["image/png", "image/svg+xml", "text/plain"]
     assert data["text/plain"] == "hi"
+    assert base64.b64decode(data["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_png_shows_the_drawing_at_its_size():
+    pic = Picture.from_text("x = 1", title="t")
+    image = Image.open(io.BytesIO(pic.raster.png)).convert("L")
+    width = round(float(ET.fromstring(pic.svg).get("width")))
+    assert image.size[0] == width == pic.raster.width
+    assert sum(image.histogram()[:128]) > 30  # dark pixels: the text was drawn
+
+
+def test_a_matplotlib_chart_gets_a_png_too():
+    chart = bar_chart([4, 8, 16], [1.5, 3.25, 6.0], xlabel="tile", ylabel="GFLOPS")
+    image = Image.open(io.BytesIO(chart.raster.png)).convert("RGB")
+    colours = {colour for _, colour in image.getcolors(maxcolors=1 << 16)}
+    assert len(colours) > 10  # bars, axes and labels, not a blank page
+
+
+def test_no_png_key_where_the_picture_cannot_be_rasterized(monkeypatch):
+    monkeypatch.setattr(picture_module, "svg_to_png", lambda svg: None)
+    pic = Picture.from_text("only text and svg")
+    assert sorted(pic._repr_mimebundle_()) == ["image/svg+xml", "text/plain"]
+    with pytest.raises(RuntimeError, match="save it as .svg instead"):
+        pic.save("unused.png")
 
 
 def test_picture_is_immutable():
@@ -61,9 +93,10 @@ def test_tidy_svg_rejects_non_svg():
         tidy_svg("<html></html>")
 
 
-def test_save_writes_svg_or_text(tmp_path):
+def test_save_writes_svg_png_or_text(tmp_path):
     pic = Picture.from_text("saved")
     assert pic.save(tmp_path / "p.svg").read_text() == pic.svg
     assert pic.save(tmp_path / "p.txt").read_text() == "saved\n"
-    with pytest.raises(ValueError, match=r"expected a path ending in \.svg or \.txt"):
-        pic.save(tmp_path / "p.png")
+    assert pic.save(tmp_path / "p.png").read_bytes() == pic.raster.png
+    with pytest.raises(ValueError, match=r"expected a path ending in \.svg, \.png or \.txt"):
+        pic.save(tmp_path / "p.pdf")

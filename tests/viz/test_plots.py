@@ -79,3 +79,20 @@ def test_mismatched_data_is_rejected():
         line_chart([1, 2], {"y": [1, 2, 3]})
     with pytest.raises(ValueError, match="expected xscale to be one of"):
         line_chart([1, 2], {"y": [1, 2]}, xscale="log10")
+
+
+def test_a_line_chart_never_repeats_a_colour_and_style():
+    import re
+
+    from tinycomp.viz.palette import ITEM_COLORS
+
+    count = len(ITEM_COLORS) + 3
+    series = {f"s{number}": [number, number + 1] for number in range(count)}
+    svg = line_chart([1, 2], series).svg
+    strokes = re.findall(r'<path d="M [^"]*" clip-path="[^"]*" style="([^"]*)"', svg)
+    looks = {
+        (re.search(r"stroke: (#[0-9a-f]+)", s).group(1), "dasharray" in s)
+        for s in strokes
+        if "stroke-width: 1.5" in s
+    }
+    assert len(looks) == count

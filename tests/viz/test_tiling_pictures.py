@@ -1,6 +1,7 @@
 """tile_view and tiling_picture: one tile's slices, against the tiling library."""
 
 import itertools
+import re
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -111,12 +112,33 @@ def test_picture_is_deterministic_and_marks_partial_tiles():
     op = the_op(MATMUL)
     full, again = tiling_picture(op, [4, 8, 0], tile=0), tiling_picture(op, [4, 8, 0], tile=0)
     assert full.svg == again.svg and full.text == again.text
-    assert sorted(full._repr_mimebundle_()) == ["image/svg+xml", "text/plain"]
+    assert {"image/svg+xml", "text/plain"} <= set(full._repr_mimebundle_())
     ET.fromstring(full.svg)
     partial = tiling_picture(op, [4, 8, 0], tile=5)
     assert PARTIAL.lower() in partial.svg.lower() and PARTIAL.lower() not in full.svg.lower()
-    with_nest = tiling_picture(op, [4, 8, 0], tile=5, loop_nest="for %m ...")
-    assert with_nest.text == "for %m ...\n\n" + partial.text
+
+
+def grid_frames(svg: str) -> list[str]:
+    return re.findall(r'<g id="axes_\d+">\s*<g id="patch_\d+">\s*<path d="([^"]*)"', svg)
+
+
+def test_the_layout_depends_on_the_shapes_only():
+    op = the_op(MATMUL)
+    first = tiling_picture(op, [4, 8, 0], tile=0)
+    for sizes, tile in [([2, 4, 0], 9), ([0, 0, 3], 2), ([10, 16, 8], 0)]:
+        other = tiling_picture(op, sizes, tile=tile)
+        assert grid_frames(other.svg) == grid_frames(first.svg) and len(grid_frames(first.svg)) == 3
+        assert re.search(r"<svg[^>]*>", other.svg)[0] == re.search(r"<svg[^>]*>", first.svg)[0]
+
+
+def test_the_previous_slices_are_outlined_dotted():
+    op = the_op(MATMUL)
+    before = tile_view(op, [4, 8, 0], tile=0)
+    moved = tiling_picture(op, [4, 8, 0], tile=5, previous=before)
+    still = tiling_picture(op, [4, 8, 0], tile=0, previous=before)
+    assert moved.text == tiling_picture(op, [4, 8, 0], tile=5).text  # the twin is the tile's
+    assert "dotted" in moved.svg and "dotted" not in tiling_picture(op, [4, 8, 0], tile=5).svg
+    assert still.svg.count("stroke-dasharray") < moved.svg.count("stroke-dasharray")
 
 
 def test_bad_requests_are_clear_errors():

@@ -8,10 +8,11 @@ How the pieces fit, in the order they run:
 - `checks`: the helpers graded tests use to say what was expected and found.
 - `ir_checks`: the same for IR: compare modules up to SSA names, run them, compare bits.
 - `plugin` + `outcomes`: inside pytest, log each test's status and message.
+- `collect_errors`: a test file that does not import: its real cause first, then a hint.
 - `runner`: run pytest in a subprocess, survive hangs and crashes.
 - `scoring`: combine test outcomes into one grade per task.
 - `grader`: `grade()`, the whole pipeline as one call.
-- `report` and `gradescope`: the terminal table and `results.json`.
+- `report` and `gradescope`: the terminal table or per-task blocks, and `results.json`.
 """
 
 from tinycomp.grading.checks import (

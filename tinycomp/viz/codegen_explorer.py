@@ -70,14 +70,20 @@ def codegen_explorer(
         raise ValueError(f"expected a vector width in {WIDTHS}, got {vector_width!r}")
     if not cpus:
         raise ValueError("expected at least one CPU name, got none")
+    style = {"description_width": "90px"}  # room for "vector width", the same for all three
     controls = {
-        "opt_level": ipywidgets.IntSlider(value=opt_level, min=0, max=3, description="opt level"),
+        "opt_level": ipywidgets.IntSlider(
+            value=opt_level, min=0, max=3, description="opt level", style=style
+        ),
         "vector_width": ipywidgets.SelectionSlider(
             options=[("LLVM", 0)] + [(str(w), w) for w in WIDTHS[1:]],
             value=vector_width,
             description="vector width",
+            style=style,
         ),
-        "cpu": ipywidgets.Dropdown(options=list(cpus), value=cpus[0], description="cpu"),
+        "cpu": ipywidgets.Dropdown(
+            options=list(cpus), value=cpus[0], description="cpu", style=style
+        ),
     }
     shown: list[Variant] = []  # the variant on screen, to mark what the next one changes
 

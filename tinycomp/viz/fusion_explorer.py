@@ -125,7 +125,8 @@ def fusion_explorer(
         "program": ipywidgets.Dropdown(options=list(texts), value=next(iter(texts))),
     }
     for kind, description in KINDS.items():
-        controls[kind] = ipywidgets.Checkbox(value=True, description=description)
+        wide = ipywidgets.Layout(width="auto")  # the whole description, not cut at 300px
+        controls[kind] = ipywidgets.Checkbox(value=True, description=description, layout=wide)
     previous: list[_State] = []  # the state drawn last, to name what changed
 
     def draw(program: str, **switches: bool) -> tuple[Picture, str]:

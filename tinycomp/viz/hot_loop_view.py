@@ -92,15 +92,15 @@ class Variant:
 
     def describe(self) -> str:
         """One line for a label: the setting and the hot loop's counts."""
-        setting = f"{self.cpu}, O{self.opt_level}, {_width_words(self.vector_width)}"
+        width = "LLVM's width" if self.vector_width == 0 else f"width {self.vector_width}"
+        setting = f"{self.cpu}, O{self.opt_level}, {width}"
         if self.loop is None:
             return f"{setting}: no loop in the assembly"
         counts = dict(_counts(self.loop))
         return (
             f"{setting}: hot loop of {counts['instructions']} instructions, "
-            f"{counts['arithmetic']} arithmetic, {counts['FMAs']} FMAs, {counts['loads']} loads, "
-            f"{counts['stores']} stores, {counts['spills']} spills; "
-            f"{counts['FMAs per load']} FMAs per load"
+            f"{counts['FMAs']} FMAs, {counts['loads']} loads, {counts['stores']} stores, "
+            f"{counts['spills']} spills; {counts['FMAs per load']} FMAs per load"
         )
 
 
@@ -226,32 +226,38 @@ def hot_loop_picture(variant: Variant, previous: Variant | None = None) -> Pictu
 
     >>> text = "func.func @f() {\\n  return\\n}"
     >>> print(hot_loop_picture(compile_variant(text, "f", "haswell", 0)).text)
-    @f on haswell (AVX2 + FMA, 16 ymm registers (Intel, 2013)), O0, LLVM's choice of width
+    @f for haswell at O0, LLVM's choice of width
+      haswell: AVX2 + FMA, 16 ymm registers (Intel, 2013)
     no loop: the function is straight-line code
     """
-    note = CPUS.get(variant.cpu)
-    width = _width_words(variant.vector_width)
     entry = variant.assembly.splitlines()[0].rstrip(":")
-    heading = f"@{entry} on {variant.cpu}{f' ({note})' if note else ''}, O{variant.opt_level}, "
-    heading += width
+    heading = f"@{entry} for {variant.cpu} at O{variant.opt_level}, "
+    heading += _width_words(variant.vector_width)
+    note = f"  {variant.cpu}: {CPUS.get(variant.cpu, 'an x86-64 CPU as LLVM models it')}"
     stats = variant.loop
     if stats is None:
-        text = f"{heading}\nno loop: the function is straight-line code"
-        return Picture.from_text(text)
+        return Picture.from_text(f"{heading}\n{note}\nno loop: the function is straight-line code")
     counts = _counts(stats)
-    rows = [(heading, "", False)]
-    old = _counts(previous.loop) if previous is not None and previous.loop is not None else None
-    for name, value in counts:
-        changed = old is not None and dict(old).get(name) != value
-        rows.append((f"  {name}: {value}", "", changed))
-    rows.append((f"{stats.label}:", "", False))
-    text_lines = [heading, "  " + ", ".join(f"{n} {v}" for n, v in counts), f"{stats.label}:"]
+    old = dict(_counts(previous.loop)) if previous is not None and previous.loop else None
+    summary: list[tuple[str, str]] = [("  ", "plain")]
+    for index, (name, value) in enumerate(counts):
+        changed = old is not None and old.get(name) != value
+        summary.append((f"{name} {value}", "changed" if changed else "plain"))
+        if index < len(counts) - 1:
+            summary.append((", ", "plain"))
+    rows: list[tuple[list[tuple[str, str]], str]] = [
+        ([(heading, "bold")], ""),
+        ([(note, "dim")], ""),
+        (summary, ""),
+        ([(f"{stats.label}:", "plain")], ""),
+    ]
+    text_lines = [heading, note, "".join(part for part, _ in summary), f"{stats.label}:"]
     for line in stats.text.splitlines():
         kinds = _kinds(line)
         tag = f"  # {', '.join(kinds)}" if kinds else ""
         text_lines.append(f"  {line}{tag}")
         colour = "stack" if "stack" in kinds else (kinds[0] if kinds else "")
-        rows.append((f"  {line}{tag}", colour, False))
+        rows.append(([(f"  {line}", "plain"), (tag, "dim")], colour))
     return Picture(text="\n".join(text_lines), svg=_draw(rows, heading))
 
 
@@ -274,8 +280,18 @@ def _counts(stats: LoopStats) -> list[tuple[str, str]]:
     ]
 
 
-def _draw(rows: list[tuple[str, str, bool]], title: str) -> str:
-    longest = max(len(text) for text, _, _ in rows)
+TEXT_STYLES = {
+    "plain": ("#24292f", ""),
+    "bold": ("#24292f", ' font-weight="bold"'),
+    "dim": ("#57606a", ""),
+    "changed": ("#bc4c00", ' font-weight="bold" class="changed"'),
+}
+"""Colour and SVG attributes of each kind of text: a changed count is bold orange."""
+
+
+def _draw(rows: list[tuple[list[tuple[str, str]], str]], title: str) -> str:
+    """Rows of styled text pieces on optional coloured bands, as one ``<svg>``."""
+    longest = max(sum(len(text) for text, _ in pieces) for pieces, _ in rows)
     width = round(2 * _PAD + longest * _CHAR)
     height = 2 * _PAD + len(rows) * _ROW
     parts = [
@@ -284,21 +300,22 @@ def _draw(rows: list[tuple[str, str, bool]], title: str) -> str:
         f"<title>{html.escape(title)}</title>",
         f'<rect width="{width}" height="{height}" fill="white"/>',
     ]
-    for number, (text, kind, changed) in enumerate(rows):
+    for number, (pieces, kind) in enumerate(rows):
         top = _PAD + number * _ROW
         if kind:
             parts.append(
                 f'<rect x="{_PAD}" y="{top}" width="{width - 2 * _PAD}" height="{_ROW}" '
                 f'fill="{STYLE[kind]}"/>'
             )
-        style = ' font-weight="bold"' if number == 0 else ""
-        colour = "#24292f"
-        if changed:
-            style, colour = ' font-weight="bold" class="changed"', "#bc4c00"
-        parts.append(
-            f'<text x="{_PAD}" y="{top + _ROW - 5}" font-family="monospace" '
-            f'font-size="{_FONT}" fill="{colour}" style="white-space:pre"{style}>'
-            f"{html.escape(text)}</text>"
-        )
+        column = 0
+        for text, style in pieces:
+            if text:
+                colour, extra = TEXT_STYLES[style]
+                parts.append(
+                    f'<text x="{_PAD + column * _CHAR:g}" y="{top + _ROW - 5}" '
+                    f'font-family="monospace" font-size="{_FONT}" fill="{colour}" '
+                    f'style="white-space:pre"{extra}>{html.escape(text)}</text>'
+                )
+            column += len(text)
     parts.append("</svg>")
     return "\n".join(parts) + "\n"

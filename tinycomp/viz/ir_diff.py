@@ -156,7 +156,7 @@ def diff_panes(
                 _side_by_side_rows(tag, old, new, i1, i2, j1, j2, left, right)
         shown_until = hunk[-1][2]
     if shown_until == 0 and not _hunks(old, new, context):  # no changes at all
-        _fold(len(old), left, right, layout, f"no changes: {_no_changes(old, new)}")
+        _fold(len(old), left, right, layout, _no_changes(old, new))
     else:
         _fold(len(old) - shown_until, left, right, layout)
     if layout == "unified":
@@ -234,7 +234,7 @@ def _alias_note(old: list[str], new: list[str]) -> str | None:
 
 
 def _no_changes(old: list[str], new: list[str]) -> str:
-    count = f"{len(old)} identical line" + ("" if len(old) == 1 else "s")
+    count = f"no changes: {len(old)} identical line" + ("" if len(old) == 1 else "s")
     return count if old == new else count + " up to alias names"
 
 

@@ -215,7 +215,7 @@ def _coloured(text: str) -> str:
     runs: list[tuple[str | None, str]] = []
     for kind, value in _LEXER.get_tokens(text):
         colour = None if not value.strip() else colour_of(kind)
-        if runs and (runs[-1][0] == colour or not value.strip()):
+        if runs and runs[-1][0] == colour:
             runs[-1] = (runs[-1][0], runs[-1][1] + value)
         else:
             runs.append((colour, value))

@@ -43,6 +43,7 @@ LEGEND = (
     "blue: the tile's slice    orange: a slice cut short by a partial tile    "
     "dashed: tile boundaries"
 )
+BEFORE_NOTE = "the slice before the last change"
 
 
 def tiling_picture(
@@ -50,11 +51,15 @@ def tiling_picture(
     tile_sizes: Sequence[int] = (),
     tile: int | Sequence[int] = 0,
     *,
-    loop_nest: str | None = None,
+    previous: TileView | None = None,
 ) -> Picture:
     """Each operand of ``op`` as a grid with tile ``tile``'s slice shaded (see the module
-    docstring); ``loop_nest``, when given, is drawn above the grids (in monospace) and
-    comes first in the text twin. ``op`` may also be a ``TileView`` already computed.
+    docstring). ``op`` may also be a ``TileView`` already computed. ``previous``, a view
+    of the same op (another tile, other tile sizes), is outlined dotted on top: where
+    the slices were before a change, so that the change shows as movement.
+
+    The layout depends only on the operands' shapes, never on the tile: every grid keeps
+    its place and its scale whatever tile is drawn.
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''func.func @f(%x: tensor<6xf32>, %y: tensor<6xf32>) -> tensor<6xf32> {
@@ -70,41 +75,62 @@ def tiling_picture(
     tile 1 = (1): d0 4:6 (partial: 2 of 4)
     """
     view = op if isinstance(op, TileView) else tile_view(op, tile_sizes, tile)
-    text = view.text if loop_nest is None else f"{loop_nest}\n\n{view.text}"
     if not view.operands:
-        return Picture.from_text(text)
-    shapes = [_drawn_shape(operand) for operand in view.operands]
-    columns = [max(3, c) for _, c in shapes]
-    rows = max(r for r, _ in shapes)
-    cell = min(0.3, 2.6 / max(rows, *columns), (9.0 - len(shapes)) / sum(columns), 3.0 / rows)
-    grid_width = sum(columns) * cell + 1.0 * len(shapes) + 0.3
-    title_lines = max(3 if len(operand.shape) > 2 else 2 for operand in view.operands)
-    grid_height = rows * cell + 1.3 + 0.2 * title_lines
+        return Picture.from_text(view.text)
+    layout = _Layout(view)
     with house_style():
-        if loop_nest is None:
-            fig = Figure(figsize=(grid_width, grid_height), layout="constrained")
-            grids = fig
-        else:
-            lines = loop_nest.split("\n")
-            text_width = max(len(line) for line in lines) * 0.063 + 0.4
-            text_height = len(lines) * 0.125 + 0.2
-            width = max(grid_width, text_width)
-            fig = Figure(figsize=(width, grid_height + text_height), layout="constrained")
-            top, grids = fig.subfigures(2, 1, height_ratios=[text_height, grid_height])
-            top.text(0.01, 0.98, loop_nest, family="monospace", fontsize=7.5, va="top")
-        axes = grids.subplots(1, len(shapes), width_ratios=columns, squeeze=False)[0]
-        for ax, operand in zip(axes, view.operands, strict=True):
-            _draw_operand(ax, operand, operand.sizes != operand.full_tile, gaps=cell >= 0.1)
+        fig = Figure(figsize=(layout.width, layout.height))
+        for number, operand in enumerate(view.operands):
+            ax = fig.add_axes(layout.rect(number))
+            before = None if previous is None else previous.operands[number]
+            _draw_operand(ax, operand, operand.sizes != operand.full_tile, layout.gaps, before)
         where = "partial tile" if view.is_partial else "tile"
         heading = f"{where} {view.number} of {view.total_tiles}: {view.describe_loops(True)}"
-        grids.suptitle(heading, fontsize=10)
-        grids.supxlabel(LEGEND, fontsize=8, color="#666666")
-    return figure_to_picture(fig, text)
+        fig.text(0.5, 1 - 0.12 / layout.height, heading, ha="center", va="top", fontsize=11)
+        legend = LEGEND if previous is None else f"{LEGEND}    dotted: {BEFORE_NOTE}"
+        fig.text(0.5, 0.1 / layout.height, legend, ha="center", va="bottom", fontsize=9,
+                 color="#555555")  # fmt: skip
+    return figure_to_picture(fig, view.text)
 
 
-def _draw_operand(ax: Axes, operand: OperandTile, partial: bool, gaps: bool) -> None:
+class _Layout:
+    """Where each operand's grid goes, in inches: one row of grids, top-aligned, at one
+    scale (``cell`` inches per element) chosen from the shapes alone."""
+
+    HEADING = 0.45
+    TITLE = 0.24  # per line of an operand's title
+    TICKS = 0.5  # tick labels and the axis label under a grid
+    LEGEND = 0.35
+    GAP = 0.75  # between grids (room for the row tick labels)
+    MARGIN = 0.55
+
+    def __init__(self, view: TileView) -> None:
+        self.shapes = [_drawn_shape(operand) for operand in view.operands]
+        columns = [max(3, c) for _, c in self.shapes]
+        rows = max(r for r, _ in self.shapes)
+        self.cell = min(0.3, 2.6 / max(rows, *columns), 9.0 / sum(columns), 3.0 / rows)
+        self.cell = max(self.cell, 0.04)
+        self.gaps = self.cell >= 0.1
+        self.columns = columns
+        self.title_lines = max(3 if len(o.shape) > 2 else 2 for o in view.operands)
+        self.top = self.HEADING + self.TITLE * self.title_lines
+        self.width = 2 * self.MARGIN + sum(columns) * self.cell + self.GAP * (len(columns) - 1)
+        self.height = self.top + rows * self.cell + self.TICKS + self.LEGEND
+
+    def rect(self, number: int) -> list[float]:
+        """``[left, bottom, width, height]`` of grid ``number``, as figure fractions."""
+        left = self.MARGIN + sum(c * self.cell + self.GAP for c in self.columns[:number])
+        width = self.columns[number] * self.cell
+        height = self.shapes[number][0] * self.cell
+        bottom = self.height - self.top - height
+        return [left / self.width, bottom / self.height, width / self.width, height / self.height]
+
+
+def _draw_operand(
+    ax: Axes, operand: OperandTile, partial: bool, gaps: bool, before: OperandTile | None
+) -> None:
     """One operand: grey cells, dashed tile boundaries, the slice shaded (orange when
-    ``partial``: smaller than a full tile's)."""
+    ``partial``: smaller than a full tile's), and ``before``'s slice outlined dotted."""
     rows, columns = _drawn_shape(operand)
     row_axis, column_axis = operand.plane
     ax.add_patch(Rectangle((0, 0), columns, rows, facecolor=BACKGROUND, edgecolor="none"))
@@ -118,6 +144,15 @@ def _draw_operand(ax: Axes, operand: OperandTile, partial: bool, gaps: bool) -> 
     ax.add_patch(
         Rectangle((col_lo, row_lo), col_size, row_size, fill=False, edgecolor="black", lw=1.2)
     )
+    if before is not None and (before.offsets, before.sizes) != (operand.offsets, operand.sizes):
+        (was_row, was_rows), (was_col, was_cols) = (
+            _range(before, row_axis),
+            _range(before, column_axis),
+        )
+        ax.add_patch(
+            Rectangle((was_col, was_row), was_cols, was_rows, fill=False, edgecolor="black",
+                      linestyle=":", linewidth=2.0, zorder=4)
+        )  # fmt: skip
     style = {"colors": BOUNDARY, "linestyles": "dashed", "linewidth": 1.2, "zorder": 3}
     if row_axis is not None and operand.boundaries[row_axis]:
         ax.hlines(range(operand.boundaries[row_axis], rows, operand.boundaries[row_axis]),

@@ -125,7 +125,10 @@ def can_fuse(producer: Operation, consumer: GenericOp, operand_index: int) -> st
 
     Taught in sections 3 to 5 (section 5 says what goes wrong when a pair is fused that
     should not be). ``FuseWithMyRule`` below runs the fusion pass with this rule; MLIR's
-    pass takes its rule the same way, as a ``ControlFusionFn``.
+    pass takes its rule the same way, as a ``ControlFusionFn``. Building blocks: the
+    ``GenericOp`` accessors (``indexing_maps()``, ``iterator_types()``, ``num_inputs``,
+    ``num_outputs``, ``num_loops``, ``payload_reads(i)``, ``body``), ``results`` and their
+    ``uses``, the ``AffineMap`` queries, and your Task 05.1 functions.
 
     >>> from tinycomp.frontend import TensorSpec, softmax, trace
     >>> module = trace(softmax, TensorSpec((2, 4)))

@@ -7,7 +7,8 @@ The module has three parts:
   piece of Jupyter state (config, runtime, data, settings, workspaces) in a temporary
   directory and the notebooks served from a temporary copy,
 * a small driver around a Playwright page that runs all cells of a notebook and inspects
-  the result (errors, rendered pictures, ipywidgets sliders and labels).
+  the result (errors, rendered pictures, ipywidgets sliders and labels), or looks at a
+  notebook's stored outputs as a fresh clone shows them (untrusted), then trusted.
 
 Playwright is imported lazily, so importing this module never fails where it is missing.
 """
@@ -141,11 +142,12 @@ def strip_notebook(path: Path) -> None:
     path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
-def copy_chapters(destination: Path, source: Path | None = None) -> Path:
+def copy_chapters(destination: Path, source: Path | None = None, *, strip: bool = True) -> Path:
     """Copy the chapter tree (default: :data:`CHAPTERS_DIR`) to ``destination``.
 
     The whole directory is copied so that anything a notebook reads relative to itself
-    comes along; the copied notebooks are stripped (:func:`strip_notebook`). Running
+    comes along; the copied notebooks are stripped (:func:`strip_notebook`) unless
+    ``strip=False``, which keeps their stored outputs, as a fresh clone has them. Running
     the copy never touches the repository's notebooks. Returns ``destination``.
     """
     source = CHAPTERS_DIR if source is None else source
@@ -157,9 +159,23 @@ def copy_chapters(destination: Path, source: Path | None = None) -> Path:
         )
     else:
         destination.mkdir(parents=True)
-    for notebook in destination.rglob("*.ipynb"):
-        strip_notebook(notebook)
+    if strip:
+        for notebook in destination.rglob("*.ipynb"):
+            strip_notebook(notebook)
     return destination
+
+
+def stored_outputs(path: Path) -> list[dict[str, Any]]:
+    """The stored display outputs of a notebook file (``execute_result``/``display_data``),
+    in order: each one's ``data`` (mime type -> content)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        output.get("data", {})
+        for cell in nb.get("cells", [])
+        if cell.get("cell_type") == "code"
+        for output in cell.get("outputs", [])
+        if output.get("output_type") in ("execute_result", "display_data")
+    ]
 
 
 # --- JupyterLab server ----------------------------------------------------------------
@@ -422,6 +438,14 @@ SEL_GRAPH = ", ".join(
     )
 )
 
+#: One rendered output; its ``data-mime-type`` says which of the output's keys is shown.
+SEL_OUTPUT = ".jp-NotebookPanel .jp-OutputArea-output"
+#: An IR listing or diff (``tinycomp.viz.IRText``) and its code column.
+SEL_IR_TEXT = ".tinycomp-ir"
+SEL_IR_CODE = ".tinycomp-ir-code pre"
+#: The button of JupyterLab's "Trust this notebook?" dialog.
+SEL_DIALOG_ACCEPT = ".jp-Dialog .jp-mod-accept"
+
 # JavaScript run in the page. ``window.jupyterapp`` exists because the server is started
 # with --LabApp.expose_app_in_browser=True.
 _JS_KERNEL_STATUS = """
@@ -455,6 +479,51 @@ _JS_GRAPH_STATE = """
   const box = node.getBoundingClientRect();
   const decoded = node.tagName.toLowerCase() !== 'img' || (node.complete && node.naturalWidth > 0);
   return {width: box.width, height: box.height, decoded: decoded};
+}
+"""
+
+# What each output shows: the mime type rendered and, for a picture, whether it decoded.
+_JS_OUTPUTS = """
+() => Array.from(document.querySelectorAll('.jp-NotebookPanel .jp-OutputArea-output'))
+  .map(node => {
+    const img = node.querySelector('img');
+    const box = img ? img.getBoundingClientRect() : null;
+    return {
+      mime: node.getAttribute('data-mime-type'),
+      image: img ? {decoded: img.complete && img.naturalWidth > 0,
+                    width: box.width, height: box.height} : null,
+    };
+  })
+"""
+# Each IR listing: its rows, their heights (a wrapped row is taller), how many tokens are
+# coloured, the white-space of the code, and the scroll widths of its scrolling boxes.
+_JS_IR_TEXTS = """
+() => Array.from(document.querySelectorAll('.jp-NotebookPanel .tinycomp-ir')).map(box => {
+  const rows = Array.from(box.querySelectorAll('.tinycomp-ir-code pre > span'));
+  const plain = getComputedStyle(box).color;
+  const tokens = Array.from(box.querySelectorAll('.tinycomp-ir-code pre > span > span'));
+  const scrollers = [box, ...box.querySelectorAll('div')]
+    .filter(node => getComputedStyle(node).overflowX === 'auto');
+  return {
+    rows: rows.map(row => row.textContent),
+    heights: rows.map(row => row.getBoundingClientRect().height),
+    coloured: tokens.filter(token => getComputedStyle(token).color !== plain).length,
+    whiteSpace: Array.from(box.querySelectorAll('pre'))
+      .map(pre => getComputedStyle(pre).whiteSpace),
+    scroll: scrollers.map(node => [node.scrollWidth, node.clientWidth]),
+  };
+})
+"""
+_JS_SELECTION = "() => window.getSelection().toString()"
+_JS_TRUSTED = """
+() => {
+  const panel = window.jupyterapp.shell.currentWidget;
+  const cells = panel.content.model.cells;
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells.get(i);
+    if (cell.type === 'code' && cell.outputs.length && !cell.trusted) { return false; }
+  }
+  return true;
 }
 """
 
@@ -654,6 +723,64 @@ class NotebookDriver:
             "the explorer's label or picture to change after moving the slider",
             self.describe,
         )
+
+    # -- stored outputs (a notebook opened without running it) -----------------------
+
+    def outputs(self) -> list[dict[str, Any]]:
+        """What every output shows: ``{"mime": rendered mime type, "image": None or
+        {"decoded", "width", "height"}}``, in page order."""
+        return list(self.page.evaluate(_JS_OUTPUTS))
+
+    def wait_for_outputs(self, count: int, timeout: float = WIDGET_TIMEOUT) -> list[dict[str, Any]]:
+        """Wait until ``count`` outputs are rendered and every picture has decoded."""
+
+        def ready() -> list[dict[str, Any]] | None:
+            shown = self.outputs()
+            images = [o["image"] for o in shown if o["image"] is not None]
+            complete = len(shown) >= count and all(image["decoded"] for image in images)
+            return shown if complete else None
+
+        return wait_for(ready, timeout, f"{count} rendered outputs", self.describe)
+
+    def ir_texts(self) -> list[dict[str, Any]]:
+        """Every IR listing or diff on the page: ``rows`` (the text of each code row),
+        ``heights`` (of each row), ``coloured`` (tokens drawn in a colour of their own),
+        ``whiteSpace`` (of each ``<pre>``) and ``scroll`` (``[scrollWidth, clientWidth]`` of
+        each box that scrolls sideways)."""
+        return list(self.page.evaluate(_JS_IR_TEXTS))
+
+    def drag_select_code(self, index: int = 0, rows: int = 3) -> str:
+        """Select ``rows`` rows of the ``index``-th IR listing's code with the mouse, as a
+        reader copying them would, and return the selected text."""
+        code = self.page.locator(SEL_IR_CODE).nth(index)
+        code.scroll_into_view_if_needed()
+        box = code.bounding_box()
+        if box is None:
+            raise AssertionError(f"IR listing {index} has no code column on screen")
+        row_height = self.ir_texts()[index]["heights"][0]
+        self.page.mouse.move(box["x"] + 1, box["y"] + row_height / 2)
+        self.page.mouse.down()
+        right = box["x"] + min(box["width"] - 2, 300)
+        self.page.mouse.move(right, box["y"] + row_height * (rows - 0.5))
+        self.page.mouse.up()
+        return str(self.page.evaluate(_JS_SELECTION))
+
+    def trust(self, timeout: float = WIDGET_TIMEOUT) -> None:
+        """Trust the open notebook (File > Trust Notebook, then the dialog's button) and
+        wait until its outputs are rendered as trusted."""
+        self.page.evaluate("() => { window.jupyterapp.commands.execute('notebook:trust'); }")
+        self.page.locator(SEL_DIALOG_ACCEPT).click(timeout=timeout * 1000)
+        wait_for(
+            lambda: self.page.evaluate(_JS_TRUSTED), timeout, "the trusted outputs", self.describe
+        )
+
+    def output_screenshot(self, index: int, name: str) -> Path:
+        """Save a screenshot of the ``index``-th output under ``test-artifacts/browser/``."""
+        ARTIFACT_DIR.mkdir(parents=True, exist_ok=True)
+        path = ARTIFACT_DIR / f"{name}.png"
+        self.page.locator(SEL_OUTPUT).nth(index).screenshot(path=str(path))
+        print(f"screenshot: {path}")
+        return path
 
     # -- diagnostics -----------------------------------------------------------------
 

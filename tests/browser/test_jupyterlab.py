@@ -2,8 +2,10 @@
 
 Each browser test opens a notebook (a temporary copy), clicks Run -> Run All Cells,
 checks that no cell produced an error, that a graph is drawn, and that moving an
-explorer's slider changes its label or picture. Screenshots go to
-``test-artifacts/browser/``.
+explorer's slider changes its label or picture. Another opens chapters without running
+them, as a fresh clone shows them (untrusted): every stored picture must show as an
+image and every IR listing as coloured, unwrapped text, before and after trusting.
+Screenshots go to ``test-artifacts/browser/``.
 
 Run with ``pytest tests/browser -m browser -v -s`` (``-s`` prints the screenshot paths).
 """
@@ -28,6 +30,7 @@ from lab_harness import (
     RunResult,
     copy_chapters,
     find_chromium,
+    stored_outputs,
     wait_for,
 )
 
@@ -36,6 +39,15 @@ if TYPE_CHECKING:
 
 #: Chapter notebooks that contain an explorer (a slider driving a ``tinycomp-label``).
 NOTEBOOKS = ["00_welcome.ipynb", "01_ir.ipynb", "06_tiling.ipynb"]
+
+#: Chapters opened without running them, and what each must store and show at first open:
+#: 00's pipeline picture, 05's fusion graphs, 03's IR diffs.
+UNRUN = {
+    "00_welcome.ipynb": "pictures",
+    "05_fusion.ipynb": "pictures",
+    "03_rewrites_and_passes.ipynb": "IR listings",
+}
+FOLD = "\u22ef "  # the start of a row that stands for unchanged lines left out
 
 KERNELSPEC = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
 
@@ -220,6 +232,98 @@ def test_chapter_explorer(page: Page, lab_server: LabServer, notebook: str) -> N
     check_explorer_notebook(page, lab_server, f"chapters/{notebook}", Path(notebook).stem)
 
 
+def stored_pictures_and_listings(path: Path) -> tuple[list[dict], list[dict]]:
+    """The stored outputs of ``path`` that are pictures (an SVG) and IR listings."""
+    stored = stored_outputs(path)
+    pictures = [data for data in stored if "image/svg+xml" in data]
+    listings = [data for data in stored if "tinycomp-ir" in "".join(data.get("text/html", ""))]
+    return pictures, listings
+
+
+def check_listing(shown: dict, twin: str, where: str) -> None:
+    """One IR listing as the browser shows it: unwrapped, coloured, and its rows the lines
+    of its text twin (a diff's rows with their markers, or without them side by side)."""
+    assert set(shown["whiteSpace"]) == {"pre"}, f"{where}: code may wrap: {shown['whiteSpace']}"
+    heights = shown["heights"]
+    assert heights and max(heights) - min(heights) < 1, f"{where}: a row wrapped: {heights}"
+    assert shown["coloured"] > 0, f"{where}: no token is coloured (styles stripped?)"
+    lines = twin.split("\n")
+    unmarked = {line[1:] for line in lines}
+    for row in shown["rows"]:
+        if not row.startswith(FOLD):
+            assert row in lines or row in unmarked, f"{where}: row {row!r} is not in the text"
+
+
+def check_unrun_chapter(page: Page, server: LabServer, notebook: str, name: str) -> None:
+    """Open ``notebook`` without running it (untrusted) and check its stored pictures and
+    IR listings as a reader sees them; then trust it and check them again."""
+    pictures, listings = stored_pictures_and_listings(server.root_dir / notebook)
+    expected = UNRUN.get(Path(notebook).name, "pictures")
+    assert pictures if expected == "pictures" else listings, f"{notebook} stores no {expected}"
+    no_png = [number for number, data in enumerate(pictures, 1) if "image/png" not in data]
+    assert not no_png, (
+        f"{notebook}: pictures {no_png} were stored without a PNG, so an untrusted notebook "
+        "shows only their text; re-execute the notebook"
+    )
+    driver = NotebookDriver(page, server, notebook)
+    with failure_artifacts(driver, name):
+        driver.open()
+        shown = driver.wait_for_outputs(len(pictures) + len(listings))
+        images = [index for index, output in enumerate(shown) if output["mime"] == "image/png"]
+        assert len(images) == len(pictures), f"PNG outputs shown: {len(images)} of {len(pictures)}"
+        small = [
+            shown[i]["image"]
+            for i in images
+            if min(shown[i]["image"]["width"], shown[i]["image"]["height"]) <= 10
+        ]
+        assert not small, f"pictures drawn empty or tiny: {small}"
+        irs = driver.ir_texts()
+        assert len(irs) == len(listings), f"IR listings shown: {len(irs)} of {len(listings)}"
+        for number, (ir, data) in enumerate(zip(irs, listings, strict=True), 1):
+            check_listing(ir, "".join(data["text/plain"]), f"{notebook}, IR listing {number}")
+        driver.screenshot(f"{name}-untrusted")
+        if images:
+            driver.output_screenshot(images[0], f"{name}-untrusted-picture")
+        if irs:
+            first_ir = next(i for i, o in enumerate(shown) if o["mime"] == "text/html")
+            driver.output_screenshot(first_ir, f"{name}-untrusted-ir")
+            rows = [row for row in irs[0]["rows"][:3]]
+            assert driver.drag_select_code(0, rows=len(rows)) == "\n".join(rows)
+
+        driver.trust()
+        trusted = driver.wait_for_outputs(len(pictures) + len(listings))
+        svgs = [index for index, output in enumerate(trusted) if output["mime"] == "image/svg+xml"]
+        assert len(svgs) == len(pictures), f"SVG outputs once trusted: {len(svgs)}"
+        assert [ir["rows"] for ir in driver.ir_texts()] == [ir["rows"] for ir in irs]
+        driver.screenshot(f"{name}-trusted")
+        if svgs:
+            driver.output_screenshot(svgs[0], f"{name}-trusted-picture")
+
+
+def unrun_params() -> list[pytest.ParameterSet]:
+    return [
+        pytest.param(
+            notebook,
+            marks=pytest.mark.skipif(
+                not (CHAPTERS_DIR / notebook).is_file(), reason=f"chapters/{notebook} is missing"
+            ),
+        )
+        for notebook in UNRUN
+    ]
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("notebook", unrun_params())
+def test_unrun_chapter_shows_its_pictures_and_listings(
+    page: Page, lab_server: LabServer, notebook: str
+) -> None:
+    """A chapter as cloned (stored outputs, untrusted) shows its pictures and IR listings."""
+    stored = lab_server.root_dir / "stored"
+    if not stored.exists():
+        copy_chapters(stored, strip=False)
+    check_unrun_chapter(page, lab_server, f"stored/{notebook}", f"{Path(notebook).stem}-unrun")
+
+
 # --- Tests of the helpers (no browser needed) -----------------------------------------
 
 
@@ -260,3 +364,30 @@ def test_copy_chapters_strips_outputs(tmp_path: Path) -> None:
     assert served.cells[0].outputs == []
     assert served.cells[0].execution_count is None
     assert (source / "nb.ipynb").read_text() == original
+
+
+def test_stored_outputs_lists_pictures_and_listings(tmp_path: Path) -> None:
+    """The helper finds the stored pictures (SVG) and IR listings of a notebook."""
+    nb = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("x", execution_count=1)
+    picture = {"text/plain": "p", "image/svg+xml": "<svg/>", "image/png": "iVBOR"}
+    listing = {"text/plain": "ir", "text/html": '<div class="tinycomp-ir"></div>'}
+    cell.outputs = [
+        nbformat.v4.new_output("display_data", data=picture),
+        nbformat.v4.new_output("stream", name="stdout", text="printed"),
+        nbformat.v4.new_output("execute_result", data=listing, execution_count=1),
+    ]
+    nb.cells = [cell]
+    nbformat.write(nb, tmp_path / "nb.ipynb")
+    pictures, listings = stored_pictures_and_listings(tmp_path / "nb.ipynb")
+    assert [data["text/plain"] for data in pictures + listings] == ["p", "ir"]
+
+
+def test_check_listing_finds_a_wrapped_row_and_a_lost_indent() -> None:
+    """A wrapped row (taller) or a row that is not a line of the text fails the check."""
+    good = {"whiteSpace": ["pre"], "heights": [19, 19], "coloured": 3, "rows": ["a {", "  b"]}
+    check_listing(good, "a {\n  b", "good")
+    with pytest.raises(AssertionError, match="a row wrapped"):
+        check_listing({**good, "heights": [19, 38]}, "a {\n  b", "wrapped")
+    with pytest.raises(AssertionError, match="is not in the text"):
+        check_listing({**good, "rows": ["a {", "b"]}, "a {\n  b", "indent lost")

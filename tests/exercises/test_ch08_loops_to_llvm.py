@@ -526,7 +526,10 @@ def count(body: list[str], register: str) -> dict[str, int]:
         if "(" not in operands or mnemonic.startswith(("lea", "prefetch", "nop")):
             continue
         counts["spills"] += "%rsp" in operands or "%rbp" in operands
-        counts["stores" if operands.endswith(")") else "loads"] += 1
+        writes = (
+            operands.endswith(")") and "," in operands and not mnemonic.startswith(("cmp", "test"))
+        )
+        counts["stores" if writes else "loads"] += 1
     return counts
 
 

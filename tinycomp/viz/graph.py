@@ -5,8 +5,11 @@ graph that reads the same whichever renderer drew the SVG. Every graph is drawn 
 house style of ``tinycomp.viz.graph_style``, with two guarantees:
 
 1. **Labels never collide.** An edge label is drawn as a small node of its own, placed
-   on the edge (``a -> "label" -> b``), so Graphviz keeps it apart from every other node
-   and label, with the system ``dot`` and the WebAssembly build alike.
+   on the edge (``a -> "label" -> b``), and a cluster's title as a node at the top of
+   the cluster (held there by invisible edges to the cluster's first nodes), so Graphviz
+   keeps them apart from every other node, label and edge, with the system ``dot`` and
+   the WebAssembly build alike. (Graphviz's own edge labels and cluster labels may
+   overlap each other and the edges.)
 2. **Text stays readable.** Text on a filled box is black or white by contrast
    (``tinycomp.viz.palette.ink_for``), and a ``size`` attribute that would shrink the
    text below ``graph_style.MIN_TEXT_PX`` in a notebook cell is not applied.
@@ -283,6 +286,8 @@ class Graph:
         dot.attr("edge", color=style.EDGE_COLOR, fontname=FONT)
         labels = self._label_clusters()
         self._add_members(dot, ids, labels, cluster=None)
+        for title, first in self._title_edges(ids, labels):
+            dot.edge(title, first, style="invis")
         for index, edge in enumerate(self._edges):
             attrs = _attrs(color=edge.color, style=edge.style)
             if edge.label is None:
@@ -306,6 +311,31 @@ class Graph:
             placed[index] = inner
         return placed
 
+    def _title_edges(
+        self, ids: dict[str, str], labels: dict[int, Cluster | None]
+    ) -> list[tuple[str, str]]:
+        """Invisible edges from each cluster's title node ``c<i>`` to the members that no
+        other member of the cluster points to, so the title sits above them."""
+        place = {ids[node.name]: node.cluster for node in self._nodes.values()}
+        place.update({f"e{index}": cluster for index, cluster in labels.items()})
+        arrows = []
+        for index, edge in enumerate(self._edges):
+            tail, head = ids[edge.tail], ids[edge.head]
+            arrows += (
+                [(tail, head)] if edge.label is None else [(tail, f"e{index}"), (f"e{index}", head)]
+            )
+        found = []
+        for number, cluster in enumerate(self._clusters):
+            inside = {member for member, home in place.items() if cluster in _enclosing(home)}
+            fed = {head for tail, head in arrows if tail in inside}
+            for member, home in place.items():
+                if home is cluster and member not in fed:
+                    found.append((f"c{number}", member))
+            for child, sub in enumerate(self._clusters):
+                if sub.parent is cluster:
+                    found.append((f"c{number}", f"c{child}"))
+        return found
+
     def _add_members(
         self,
         dot: graphviz.Digraph,
@@ -324,7 +354,8 @@ class Graph:
         for index, child in enumerate(self._clusters):
             if child.parent is cluster:
                 with dot.subgraph(name=f"cluster_{index}") as sub:
-                    sub.attr(label=graphviz.escape(child.label), **_attrs(color=child.color))
+                    sub.attr(**_attrs(color=child.color))
+                    sub.node(f"c{index}", graphviz.escape(child.label), **_TITLE_NODE)
                     self._add_members(sub, ids, labels, cluster=child)
 
     def picture(self, renderer: str = "auto") -> Picture:
@@ -375,6 +406,10 @@ _LABEL_NODE = {
     "height": "0",
 }
 """An edge label drawn as a node: plain text, small, no border."""
+
+
+_TITLE_NODE = {"shape": "plaintext", "margin": "0.04,0.02", "width": "0", "height": "0"}
+"""A cluster's title drawn as a node: plain text at the top of the cluster."""
 
 
 def _node_attrs(node: _Node) -> dict[str, str]:

@@ -49,7 +49,7 @@ def matmul_flops(m: int, n: int, k: int) -> int:
     48
     """
     # TODO(Task 00.1): arithmetic intensity and the roofline
-    raise NotImplementedError("Task 00.1: count the FLOPs of C = A @ B")
+    raise NotImplementedError("Task 00.1: count the multiplies and adds of C = A @ B")
 
 
 def matmul_bytes(m: int, n: int, k: int, itemsize: int) -> int:

@@ -287,8 +287,9 @@ def check_unrun_chapter(page: Page, server: LabServer, notebook: str, name: str)
         if irs:
             first_ir = next(i for i, o in enumerate(shown) if o["mime"] == "text/html")
             driver.output_screenshot(first_ir, f"{name}-untrusted-ir")
-            rows = [row for row in irs[0]["rows"][:3]]
-            assert driver.drag_select_code(0, rows=len(rows)) == "\n".join(rows)
+            rows = irs[0]["rows"][:3]  # copied with the mouse: the code, without its numbers
+            selected = driver.drag_select_code(0, rows=len(rows))
+            assert selected == "\n".join(rows), f"selected {selected!r}, expected rows {rows!r}"
 
         driver.trust()
         trusted = driver.wait_for_outputs(len(pictures) + len(listings))

@@ -249,9 +249,10 @@ class _Drawing:
         self.arguments = [ssa.value_name(a) for a in function.regions[0].entry_block.arguments]
         for argument in self.arguments:
             self.nodes[argument] = argument
-        self.fills = {name for op, name in self.names.items() if kernel_summary(op) == "fill"}
-        for op, op_name in self.names.items():
-            self.nodes[op_name] = f"{op_name}\n{kernel_summary(op)}"
+        self.kinds = {name: kernel_summary(op) for op, name in self.names.items()}
+        self.fills = {name for name, kind in self.kinds.items() if kind == "fill"}
+        for op_name, kind in self.kinds.items():
+            self.nodes[op_name] = f"{op_name}\n{kind}"
         self.tensors: list[tuple[str, str, int, str, str]] = []  # value, type, bytes, from, to
         for op in function.walk():
             if isinstance(op, StructuredOp):
@@ -300,15 +301,14 @@ class _Drawing:
         """Step 4: boxes, one coloured frame per fused kernel, tensors as small ellipses."""
         caption = title.removeprefix("fusion graph of ").replace("; ", "\n")
         caption += "\ndashed: a tensor no longer written (it stays inside its kernel)"
-        graph = Graph(title, rankdir="TB", nodesep="0.3", ranksep="0.3")
+        graph = Graph(title, rankdir="TB", nodesep="0.25", ranksep="0.3")
         graph.attrs.update(label=caption, labelloc="t")
         kernel_of = {op: kernel for kernel, ops in record.kernels.items() for op in ops}
         fused = [kernel for kernel, ops in record.kernels.items() if len(ops) > 1]
         colors = dict(zip(fused, swatches(len(fused), KERNEL_COLORS), strict=True))
-        kinds = {name: kernel_summary(op) for op, name in self.names.items()}
         clusters = {
             kernel: graph.cluster(
-                kernel, f"kernel {kernel}: {kinds[kernel]}", color=colors[kernel].color
+                kernel, f"kernel {kernel}: {self.kinds[kernel]}", color=colors[kernel].color
             )
             for kernel in fused
         }

@@ -5,11 +5,11 @@ graph that reads the same whichever renderer drew the SVG. Every graph is drawn 
 house style of ``tinycomp.viz.graph_style``, with two guarantees:
 
 1. **Labels never collide.** An edge label is drawn as a small node of its own, placed
-   on the edge (``a -> "label" -> b``), and a cluster's title as a node at the top of
-   the cluster (held there by invisible edges to the cluster's first nodes), so Graphviz
-   keeps them apart from every other node, label and edge, with the system ``dot`` and
-   the WebAssembly build alike. (Graphviz's own edge labels and cluster labels may
-   overlap each other and the edges.)
+   on the edge (``a -> "label" -> b``), and a cluster's title as a node in the cluster's
+   first rank (beside the nodes nothing in the cluster points to), so Graphviz keeps
+   them apart from every other node, label and edge, with the system ``dot`` and the
+   WebAssembly build alike. (Graphviz's own edge and cluster labels can overlap each
+   other, and edges run through them.)
 2. **Text stays readable.** Text on a filled box is black or white by contrast
    (``tinycomp.viz.palette.ink_for``), and a ``size`` attribute that would shrink the
    text below ``graph_style.MIN_TEXT_PX`` in a notebook cell is not applied.
@@ -285,9 +285,8 @@ class Graph:
         dot.attr("node", shape="box", **font)
         dot.attr("edge", color=style.EDGE_COLOR, fontname=FONT)
         labels = self._label_clusters()
-        self._add_members(dot, ids, labels, cluster=None)
-        for title, first in self._title_edges(ids, labels):
-            dot.edge(title, first, style="invis")
+        entries = self._cluster_entries(ids, labels)
+        self._add_members(dot, ids, labels, entries, cluster=None)
         for index, edge in enumerate(self._edges):
             attrs = _attrs(color=edge.color, style=edge.style)
             if edge.label is None:
@@ -311,39 +310,37 @@ class Graph:
             placed[index] = inner
         return placed
 
-    def _title_edges(
+    def _cluster_entries(
         self, ids: dict[str, str], labels: dict[int, Cluster | None]
-    ) -> list[tuple[str, str]]:
-        """Invisible edges from each cluster's title node ``c<i>`` to the members that no
-        other member of the cluster points to, so the title sits above them."""
+    ) -> dict[int, list[str]]:
+        """For each cluster (by index), the DOT ids of its direct members that no member
+        of the cluster points to: its first rank, where its title node goes."""
         place = {ids[node.name]: node.cluster for node in self._nodes.values()}
         place.update({f"e{index}": cluster for index, cluster in labels.items()})
         arrows = []
         for index, edge in enumerate(self._edges):
             tail, head = ids[edge.tail], ids[edge.head]
-            arrows += (
-                [(tail, head)] if edge.label is None else [(tail, f"e{index}"), (f"e{index}", head)]
-            )
-        found = []
+            if edge.label is None:
+                arrows.append((tail, head))
+            else:
+                arrows += [(tail, f"e{index}"), (f"e{index}", head)]
+        entries = {}
         for number, cluster in enumerate(self._clusters):
             inside = {member for member, home in place.items() if cluster in _enclosing(home)}
             fed = {head for tail, head in arrows if tail in inside}
-            for member, home in place.items():
-                if home is cluster and member not in fed:
-                    found.append((f"c{number}", member))
-            for child, sub in enumerate(self._clusters):
-                if sub.parent is cluster:
-                    found.append((f"c{number}", f"c{child}"))
-        return found
+            entries[number] = [m for m, home in place.items() if home is cluster and m not in fed]
+        return entries
 
     def _add_members(
         self,
         dot: graphviz.Digraph,
         ids: dict[str, str],
         labels: dict[int, Cluster | None],
+        entries: dict[int, list[str]],
         cluster: Cluster | None,
     ) -> None:
-        """Write the nodes, edge labels and sub-clusters directly inside ``cluster``."""
+        """Write the nodes, edge labels and sub-clusters directly inside ``cluster``; a
+        sub-cluster's title is a node in the same rank as the sub-cluster's entries."""
         for node in self._nodes.values():
             if node.cluster is cluster:
                 dot.node(ids[node.name], graphviz.escape(node.label), **_node_attrs(node))
@@ -354,9 +351,13 @@ class Graph:
         for index, child in enumerate(self._clusters):
             if child.parent is cluster:
                 with dot.subgraph(name=f"cluster_{index}") as sub:
-                    sub.attr(**_attrs(color=child.color))
+                    sub.attr(label="", **_attrs(color=child.color))  # the title is a node
                     sub.node(f"c{index}", graphviz.escape(child.label), **_TITLE_NODE)
-                    self._add_members(sub, ids, labels, cluster=child)
+                    self._add_members(sub, ids, labels, entries, cluster=child)
+                    with sub.subgraph() as first_rank:
+                        first_rank.attr(rank="same")
+                        for member in [f"c{index}", *entries[index]]:
+                            first_rank.node(member)
 
     def picture(self, renderer: str = "auto") -> Picture:
         """Render to a :class:`Picture` (see :mod:`tinycomp.viz.render` for ``renderer``).

@@ -750,20 +750,28 @@ class NotebookDriver:
         return list(self.page.evaluate(_JS_IR_TEXTS))
 
     def drag_select_code(self, index: int = 0, rows: int = 3) -> str:
-        """Select ``rows`` rows of the ``index``-th IR listing's code with the mouse, as a
-        reader copying them would, and return the selected text."""
+        """Select ``rows`` whole rows of the ``index``-th IR listing's code with the mouse,
+        as a reader copying them would (from the start of the first row to the start of
+        the row after the last), and return the selected text without its final newline.
+        The listing needs one row more than ``rows``."""
         code = self.page.locator(SEL_IR_CODE).nth(index)
         code.scroll_into_view_if_needed()
-        box = code.bounding_box()
-        if box is None:
-            raise AssertionError(f"IR listing {index} has no code column on screen")
+        last: dict[str, float] | None = None
+
+        def settled() -> dict[str, float] | None:  # the notebook may still be scrolling
+            nonlocal last
+            box = code.bounding_box()
+            stable = box is not None and box == last
+            last = box
+            return box if stable else None
+
+        box = wait_for(settled, WIDGET_TIMEOUT, f"IR listing {index} to stop moving", self.describe)
         row_height = self.ir_texts()[index]["heights"][0]
-        self.page.mouse.move(box["x"] + 1, box["y"] + row_height / 2)
+        self.page.mouse.move(box["x"] + 4, box["y"] + row_height / 2)
         self.page.mouse.down()
-        right = box["x"] + min(box["width"] - 2, 300)
-        self.page.mouse.move(right, box["y"] + row_height * (rows - 0.5))
+        self.page.mouse.move(box["x"] + 4, box["y"] + row_height * (rows + 0.5), steps=5)
         self.page.mouse.up()
-        return str(self.page.evaluate(_JS_SELECTION))
+        return str(self.page.evaluate(_JS_SELECTION)).removesuffix("\n")
 
     def trust(self, timeout: float = WIDGET_TIMEOUT) -> None:
         """Trust the open notebook (File > Trust Notebook, then the dialog's button) and

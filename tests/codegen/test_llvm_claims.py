@@ -205,3 +205,19 @@ def test_memref_arguments_become_the_fields_of_mlirs_descriptor():
     assert (
         mlir_types == tinycomp_types == ["ptr", "ptr"] + ["i64"] * 5 + ["ptr", "ptr"] + ["i64"] * 3
     )
+
+
+def test_aarch64_vectorizes_the_loads_of_an_ordered_sum_but_keeps_its_order():
+    """On AArch64 LLVM uses an ordered reduction: vector loads, additions still one by one."""
+    llvm.initialize_all_targets()
+    llvm.initialize_all_asmprinters()
+    target = llvm.Target.from_triple("aarch64-unknown-linux-gnu")
+    arm = target.create_target_machine(cpu="apple-m1", features="", opt=3)
+    module = llvm.parse_assembly(emit_llvm(parse(ROWSUM.format(flags=""))).text)
+    module.triple, module.data_layout = arm.triple, str(arm.target_data)
+    optimize(module, arm, 3)
+    reductions = [
+        line for line in str(module).splitlines() if "call" in line and "reduce.fadd" in line
+    ]
+    assert reductions and not any("reassoc" in line for line in reductions)
+    assert re.search(r"llvm\.vector\.reduce\.fadd\.v4f32\(float %", reductions[0])

@@ -46,8 +46,14 @@ def pipeline_graph(highlight: str | None = None) -> Graph:
     targets = graph.cluster("targets", "targets", color="#999999")
 
     def add(stage_id: str, label: str, chapters: str, cluster=None) -> None:
-        fill = "#ffd27f" if stage_id == highlight else "#e8f1fa"
-        graph.node(stage_id, f"{label}\n[ch {chapters}]", shape="box", fill=fill, cluster=cluster)
+        if stage_id == highlight:
+            fill, outline, note = "#ffd27f", None, ""
+        elif _is_planned(chapters):
+            fill, outline, note = "#f4f4f4", "dashed", ", to come"
+        else:
+            fill, outline, note = "#e8f1fa", None, ""
+        text = f"{label}\n[ch {chapters}{note}]"
+        graph.node(stage_id, text, shape="box", fill=fill, outline=outline, cluster=cluster)
 
     for stage_id, label, chapters in STAGES:
         add(stage_id, label, chapters)
@@ -56,6 +62,26 @@ def pipeline_graph(highlight: str | None = None) -> Graph:
     for stage_id, label, chapters in TARGETS:
         add(stage_id, label, chapters, cluster=targets)
         graph.edge("loops", stage_id)
-    graph.node("cache", "JIT kernel cache\n[ch 14]", shape="cylinder", fill="#eeeeee")
+    graph.node(
+        "cache",
+        "JIT kernel cache\n[ch 14, to come]",
+        shape="cylinder",
+        fill="#f4f4f4",
+        outline="dashed",
+    )
     graph.edge("cache", "cpu", style="dashed")
     return graph
+
+
+LAST_READY_CHAPTER = 8
+"""Chapters after this one are still to come: the map draws their stages dashed and grey."""
+
+
+def _is_planned(chapters: str) -> bool:
+    """Whether every chapter of ``"09-10"`` (or ``"08"``) is still to come.
+
+    >>> _is_planned("09-10"), _is_planned("08"), _is_planned("01-02")
+    (True, False, False)
+    """
+    first = int(chapters.split("-")[0])
+    return first > LAST_READY_CHAPTER

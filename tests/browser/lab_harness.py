@@ -515,6 +515,14 @@ _JS_IR_TEXTS = """
 })
 """
 _JS_SELECTION = "() => window.getSelection().toString()"
+# The right edge of the part of an element that is visible in its sideways-scrolling box.
+_JS_VISIBLE_RIGHT = """
+(node) => {
+  let box = node.parentElement;
+  while (box && getComputedStyle(box).overflowX !== 'auto') { box = box.parentElement; }
+  return box ? box.getBoundingClientRect().right : window.innerWidth;
+}
+"""
 _JS_TRUSTED = """
 () => {
   const panel = window.jupyterapp.shell.currentWidget;
@@ -750,10 +758,9 @@ class NotebookDriver:
         return list(self.page.evaluate(_JS_IR_TEXTS))
 
     def drag_select_code(self, index: int = 0, rows: int = 3) -> str:
-        """Select ``rows`` whole rows of the ``index``-th IR listing's code with the mouse,
-        as a reader copying them would (from the start of the first row to the start of
-        the row after the last), and return the selected text without its final newline.
-        The listing needs one row more than ``rows``."""
+        """Drag the mouse over the code of the ``index``-th IR listing, as a reader copying
+        it would: from the left of its first row to the right edge of what is visible of
+        row ``rows``. Return the selected text (the last row may be cut where it scrolls)."""
         code = self.page.locator(SEL_IR_CODE).nth(index)
         code.scroll_into_view_if_needed()
         last: dict[str, float] | None = None
@@ -766,12 +773,13 @@ class NotebookDriver:
             return box if stable else None
 
         box = wait_for(settled, WIDGET_TIMEOUT, f"IR listing {index} to stop moving", self.describe)
+        right = min(box["x"] + box["width"], code.evaluate(_JS_VISIBLE_RIGHT)) - 2
         row_height = self.ir_texts()[index]["heights"][0]
-        self.page.mouse.move(box["x"] + 4, box["y"] + row_height / 2)
+        self.page.mouse.move(box["x"] + 1, box["y"] + row_height / 2)
         self.page.mouse.down()
-        self.page.mouse.move(box["x"] + 4, box["y"] + row_height * (rows + 0.5), steps=5)
+        self.page.mouse.move(right, box["y"] + row_height * (rows - 0.5), steps=10)
         self.page.mouse.up()
-        return str(self.page.evaluate(_JS_SELECTION)).removesuffix("\n")
+        return str(self.page.evaluate(_JS_SELECTION))
 
     def trust(self, timeout: float = WIDGET_TIMEOUT) -> None:
         """Trust the open notebook (File > Trust Notebook, then the dialog's button) and

@@ -72,7 +72,8 @@ class Machine:
 
 
 # Published peaks (see the GPU table of the hardware reference): FP32 without tensor cores,
-# and dense FP16 on tensor cores. HBM bandwidth: A100 40 GB SXM and H100 SXM.
+# and dense FP16 on tensor cores. HBM bandwidth: A100 80 GB SXM (2.04 TB/s; the 40 GB part
+# has 1.56 TB/s) and H100 SXM.
 A100_FP32 = Machine("A100 (FP32)", peak_flops=19.5e12, bandwidth=2.04e12)
 H100_FP32 = Machine("H100 SXM (FP32)", peak_flops=67e12, bandwidth=3.35e12)
 H100_TENSOR_FP16 = Machine("H100 SXM (FP16 tensor)", peak_flops=989e12, bandwidth=3.35e12)

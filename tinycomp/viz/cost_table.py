@@ -11,8 +11,8 @@ another picture (the kernel graph).
 >>> from tinycomp.frontend import TensorSpec, softmax, trace
 >>> state = CostState({"rows": 2, "cols": 4}, "traced",
 ...                   kernel_rows(trace(softmax, TensorSpec((2, 4)))), "")
->>> cost_table_text(state).splitlines()[2].split()  # kernel, loops, FLOPs, bytes, FLOP/B, share
-['%max', '=', 'linalg.generic', 'd0=2', 'd1=4', '8', '48', 'B', '0.167', '15%']
+>>> cost_table_text(state).splitlines()[2].split()  # kernel, share, FLOPs, bytes, FLOP/B, loops
+['%max', '=', 'linalg.generic', '15%', '8', '48', 'B', '0.167', 'd0=2', 'd1=4']
 """
 
 from __future__ import annotations
@@ -37,10 +37,9 @@ BAR = "#0072b2"
 FONT = 'font-family="DejaVu Sans Mono, monospace" font-size="12"'
 CHAR = 7.3  # advance of one 12px DejaVu Sans Mono character
 ROW = 18
-BAR_WIDTH = 200
-COLUMNS = (("kernel", 34, "start"), ("loops", 34, "start"), ("FLOPs", 10, "end"),
-           ("bytes", 11, "end"), ("FLOP/B", 8, "end"))  # fmt: skip
-"""The table's columns: heading, width in characters, alignment."""
+BAR_WIDTH = 160
+NUMBERS = (("FLOPs", 9), ("bytes", 10), ("FLOP/B", 6))
+"""The right-aligned number columns after the bar: heading, width in characters."""
 
 
 @dataclass(frozen=True)
@@ -99,74 +98,86 @@ def kernel_rows(module: Operation) -> tuple[KernelRow, ...]:
     return tuple(rows)
 
 
-def _cells(row: KernelRow) -> tuple[str, ...]:
-    return (row.kernel, row.loops, str(row.flops), format_bytes(row.bytes), f"{row.intensity:.3g}")
+def _numbers(row: KernelRow) -> tuple[str, str, str]:
+    return str(row.flops), format_bytes(row.bytes), f"{row.intensity:.3g}"
+
+
+def _share(row: KernelRow, total: int) -> float:
+    return row.bytes / total if total else 0.0
 
 
 def cost_table_text(state: CostState) -> str:
-    """The table as text: one line per kernel, then the total."""
-    header = "  ".join(f"{name:<{width}}" if align == "start" else f"{name:>{width}}"
-                       for name, width, align in COLUMNS)  # fmt: skip
-    lines = [header.rstrip() + "  share of bytes"]
+    """The table as text: one line per kernel, then the total, in the picture's columns."""
     total = KernelRow("total", "", state.flops, state.bytes)
+    width = max(len(row.kernel) for row in (*state.rows, total))
+    header = [f"{'kernel':<{width}}", "share"] + [f"{name:>{w}}" for name, w in NUMBERS]
+    lines = ["  ".join([*header, "loops"])]
     for row in (*state.rows, total):
-        cells = []
-        for (_, width, align), cell in zip(COLUMNS, _cells(row), strict=True):
-            cells.append(f"{cell:<{width}}" if align == "start" else f"{cell:>{width}}")
-        share = row.bytes / state.bytes if state.bytes else 0.0
-        lines.append("  ".join(cells) + f"  {share:>5.0%}")
+        cells = [f"{row.kernel:<{width}}", f"{_share(row, state.bytes):>5.0%}"]
+        cells += [f"{cell:>{w}}" for cell, (_, w) in zip(_numbers(row), NUMBERS, strict=True)]
+        lines.append("  ".join([*cells, row.loops]).rstrip())
     return "\n".join(lines)
 
 
+def _cell(x: float, y: float, text: str, old: str | None, bold: bool, anchor: str = "start") -> str:
+    """One cell of the table: orange when ``old`` is known and differs."""
+    colour = CHANGED if old is not None and old != text else "#1f2328"
+    weight = ' font-weight="bold"' if bold else ""
+    return (f'<text x="{x:.1f}" y="{y}" {FONT} fill="{colour}"{weight} '
+            f'text-anchor="{anchor}">{html.escape(text)}</text>')  # fmt: skip
+
+
 def cost_table_svg(state: CostState, before: CostState | None) -> tuple[str, float, float]:
-    """The table drawn: its SVG elements, height and width. Cells that differ from the
-    same kernel's cells in ``before`` are orange; the share bar of ``before`` is an
-    outline."""
+    """The table drawn: its SVG elements, height and width. Columns: the kernel, its share
+    of the bytes as a bar on a fixed 0-100% axis (where the kernel names end, so it stays
+    put while the sizes change), the numbers, the loops. Cells that differ from the same
+    kernel's cells in ``before`` are orange; the bar of ``before`` is a dashed outline."""
     old = {row.kernel: row for row in before.rows} if before is not None else {}
-    old_total = before.bytes if before is not None else 0
-    x_positions, x = [], 8.0
-    for _, width, align in COLUMNS:
-        x_positions.append(x + (width * CHAR if align == "end" else 0))
-        x += (width + 2) * CHAR
-    bar_left = x
-    parts = []
-    for (name, _, align), column_x in zip(COLUMNS, x_positions, strict=True):
-        parts.append(f'<text x="{column_x:.1f}" y="14" {FONT} font-weight="bold" '
-                     f'text-anchor="{align}">{name}</text>')  # fmt: skip
-    parts.append(f'<text x="{bar_left:.1f}" y="14" {FONT} font-weight="bold">'
-                 "share of bytes (0-100%)</text>")  # fmt: skip
-    total = KernelRow("total", "", state.flops, state.bytes)
     previous_total = KernelRow("total", "", before.flops, before.bytes) if before else None
+    total = KernelRow("total", "", state.flops, state.bytes)
+    kernel_width = max(len(row.kernel) for row in (*state.rows, total))
+    bar_left = 8 + (kernel_width + 2) * CHAR
+    number_ends, x = [], bar_left + BAR_WIDTH + 2 * CHAR
+    for _, width in NUMBERS:
+        number_ends.append(x + width * CHAR)
+        x += (width + 2) * CHAR
+    loops_left = x
+    bold = f'{FONT} font-weight="bold"'
+    parts = [f'<text x="8" y="14" {bold}>kernel</text>',
+             f'<text x="{bar_left:.1f}" y="14" {bold}>share of bytes (0-100%)</text>']  # fmt: skip
+    for (name, _), end in zip(NUMBERS, number_ends, strict=True):
+        parts.append(f'<text x="{end:.1f}" y="14" {bold} text-anchor="end">{name}</text>')
+    parts.append(f'<text x="{loops_left:.1f}" y="14" {bold}>loops</text>')
+    longest_loops = 5
     for number, row in enumerate((*state.rows, total), start=1):
         y = 14 + number * ROW
         was = previous_total if row is total else old.get(row.kernel)
-        for index, ((_, width, align), column_x, cell) in enumerate(
-            zip(COLUMNS, x_positions, _cells(row), strict=True)
-        ):
-            moved = was is not None and _cells(was)[index] != cell
-            colour = CHANGED if moved else "#1f2328"
-            weight = ' font-weight="bold"' if row is total else ""
-            shown = html.escape(cell if len(cell) <= width else cell[: width - 1] + "…")
-            parts.append(f'<text x="{column_x:.1f}" y="{y}" {FONT} fill="{colour}"{weight} '
-                         f'text-anchor="{align}">{shown}</text>')  # fmt: skip
+        bold_row = row is total
+        parts.append(_cell(8, y, row.kernel, None, bold_row))
+        old_numbers = _numbers(was) if was is not None else (None, None, None)
+        for text, old_text, end in zip(_numbers(row), old_numbers, number_ends, strict=True):
+            parts.append(_cell(end, y, text, old_text, bold_row, "end"))
+        old_loops = was.loops if was is not None else None
+        parts.append(_cell(loops_left, y, row.loops, old_loops, bold_row))
+        longest_loops = max(longest_loops, len(row.loops))
         if row is total:
             continue
-        share = row.bytes / state.bytes if state.bytes else 0.0
+        share = _share(row, state.bytes)
         parts.append(f'<rect x="{bar_left:.1f}" y="{y - 11}" width="{share * BAR_WIDTH:.1f}" '
                      f'height="13" fill="{BAR}"/>')  # fmt: skip
-        if was is not None and old_total:
-            old_share = was.bytes / old_total
+        if was is not None and before is not None:
+            old_share = _share(was, before.bytes)
             if not math.isclose(old_share, share, abs_tol=1e-3):
                 parts.append(
                     f'<rect x="{bar_left:.1f}" y="{y - 11}" width="{old_share * BAR_WIDTH:.1f}" '
                     'height="13" fill="none" stroke="#24292f" stroke-dasharray="4 2"/>'
                 )
     rows = len(state.rows) + 1
-    axis_y = 14 + rows * ROW - ROW + 6
+    axis_y = 14 + (rows - 1) * ROW + 6
     parts.append(f'<line x1="{bar_left:.1f}" y1="{axis_y}" x2="{bar_left + BAR_WIDTH:.1f}" '
                  f'y2="{axis_y}" stroke="#57606a"/>')  # fmt: skip
     height = 14 + (rows + 1) * ROW
-    return "\n".join(parts), height, bar_left + BAR_WIDTH + 16
+    return "\n".join(parts), height, loops_left + longest_loops * CHAR + 16
 
 
 def stack(table_svg: str, table_height: float, table_width: float, graph_svg: str) -> str:

@@ -13,14 +13,16 @@ a terminator (``return``)     a light vermillion box                          ``
 a kernel with a reduction     a light yellow box                              ``REDUCTION``
 a tensor in memory            a small white ellipse: its shape and bytes      ``TENSOR``
 a tensor no longer written    the same ellipse, dashed                        ``FUSED_TENSOR``
-a region, a loop, a kernel    a labelled frame                                ``CLUSTER_BORDER``
+a region, a loop, a kernel    a frame, its title beside its first nodes       ``CLUSTER_BORDER``
 ============================  ==============================================  ==========
 
-Text is Helvetica (Arial, then any sans-serif) at 11 pt, 10 pt in tensors and edge
-labels; edges are dark grey. Edge labels are drawn as small nodes of their own, so
-Graphviz keeps them apart like any other node: no two labels can collide
-(``tinycomp.viz.graph``). A picture is never shrunk below ``MIN_TEXT_PX`` when a notebook
-shows it in a cell ``DISPLAY_WIDTH_PX`` wide (``readable_width_pt``).
+Text is black or white by contrast with its fill, in Helvetica (Arial, then any
+sans-serif) at 11 pt, 10 pt in tensors and edge labels; edges are dark grey. Edge labels
+and cluster titles are drawn as nodes of their own, so Graphviz keeps them apart like
+any other node: no two labels can collide (``tinycomp.viz.graph``). A picture is never
+shrunk below ``MIN_TEXT_PX`` when a notebook shows it in a cell ``DISPLAY_WIDTH_PX``
+wide (``readable_width_pt``); ``tinycomp.viz.svg_checks`` checks all three promises on a
+drawn SVG.
 
 >>> INPUT.options()
 {'shape': 'ellipse', 'color': '#5b8db8', 'fill': '#dcebf5'}

@@ -291,5 +291,6 @@ def _svg_text(column: int, row: int, text: str, colour: str, bold: bool = False)
     weight = ' font-weight="bold"' if bold else ""
     return (
         f'<text x="{x:g}" y="{y}" font-family="monospace" font-size="{_FONT_SIZE}" '
-        f'fill="{colour}" style="white-space:pre"{weight}>{html.escape(text)}</text>'
+        f'fill="{colour}" xml:space="preserve" style="white-space:pre"{weight}>'
+        f"{html.escape(text)}</text>"
     )

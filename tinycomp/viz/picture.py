@@ -111,7 +111,7 @@ class Picture:
             baseline = _PADDING + (row + 1) * _LINE_HEIGHT - 4
             parts.append(
                 f'<text x="{_PADDING}" y="{baseline}" font-family="monospace" '
-                f'font-size="{_FONT_SIZE}" style="white-space:pre"{weight}>'
+                f'font-size="{_FONT_SIZE}" xml:space="preserve" style="white-space:pre"{weight}>'
                 f"{html.escape(line)}</text>"
             )
         parts.append("</svg>")

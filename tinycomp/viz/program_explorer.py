@@ -18,7 +18,8 @@ names them) and a stage menu: the program as traced, or after
 5. sets the label to the totals and what changed (``k 32 -> 64: FLOPs x2, ...``).
 
 Nothing is printed: the widgets are updated, and the explorer's text is the text twin of
-the label, the table, the graph and the IR.
+the label, the table, the graph and the IR. In a notebook it shows as live widgets, with a
+PNG still of the table and the graph for viewers that cannot run widgets.
 
 >>> explorer = program_explorer("matmul", renderer="text")
 >>> explorer.values
@@ -148,6 +149,9 @@ class ProgramExplorer:
         widget_bundle = self.widget._repr_mimebundle_
         bundle = {} if widget_bundle is None else dict(widget_bundle(**kwargs))
         bundle["text/plain"] = self.text
+        picture = self.picture._repr_mimebundle_()  # a still for viewers without widgets
+        if "image/png" in picture:
+            bundle["image/png"] = picture["image/png"]
         return bundle
 
     def __repr__(self) -> str:

@@ -63,13 +63,14 @@ in its simplest form. The algorithm:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 import tinycomp.ir.dialects.linalg  # noqa: F401  (registers the linalg op classes)
 from tinycomp.affine import AffineMap
 from tinycomp.ir import RankedTensorType
 from tinycomp.ir.builder import InsertionPoint
 from tinycomp.ir.dialects.linalg_generic import GenericOp, IndexOp
+from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.type_helpers import byte_size
 from tinycomp.ir.values import Value
@@ -229,10 +230,13 @@ class FusionPass(Pass):
         reasons in ``report``."""
         reasons: list[str] = []
         changed = False
+        # The printer's names (``%3``, ``%exp``), so the report names each op as
+        # ``print(module)`` does; a sweep that keeps its reasons changed nothing.
+        names = SSANames(root, use_asm_names=True)
         for consumer in list(root.walk()):
             current = consumer if isinstance(consumer, GenericOp) else None
             while current is not None and current.parent is not None:
-                current = self._fuse_into(current, rewriter, reasons) or self._deduplicate(
+                current = self._fuse_into(current, rewriter, reasons, names) or self._deduplicate(
                     current, rewriter
                 )
                 changed = changed or current is not None
@@ -241,7 +245,11 @@ class FusionPass(Pass):
         return changed
 
     def _fuse_into(
-        self, consumer: GenericOp, rewriter: PatternRewriter, reasons: list[str]
+        self,
+        consumer: GenericOp,
+        rewriter: PatternRewriter,
+        reasons: list[str],
+        names: SSANames,
     ) -> GenericOp | None:
         """Fuse the first fusable producer of ``consumer``; the fused op, or ``None``
         (with the reasons appended) when no producer fuses."""
@@ -251,7 +259,9 @@ class FusionPass(Pass):
                 continue
             reason = self.rule(producer, consumer, index)
             if reason is not None:
-                reasons.append(f"{_describe(operand)} -> {_describe(consumer.results)}: {reason}")
+                producer_name = names.value_name(operand)
+                consumer_name = names.value_name(consumer.results[0])
+                reasons.append(f"{producer_name} -> {consumer_name}: {reason}")
                 continue
             return self.fuse_pair(producer, consumer, index, rewriter)
         return None
@@ -314,12 +324,6 @@ def _bytes(value: Value) -> int:
     if not isinstance(value.type, RankedTensorType):
         return 0
     return byte_size(value.type) or 0
-
-
-def _describe(values: Value | Sequence[Value]) -> str:
-    """``%name`` of a value (or the first of several), for the report."""
-    value = values if isinstance(values, Value) else values[0]
-    return f"%{value.name_hint}" if value.name_hint else f"<{value.type}>"
 
 
 register_pass(FusionPass)

@@ -37,6 +37,7 @@ import math
 from tinycomp.ir.dialects.arith import ConstantOp
 from tinycomp.ir.dialects.arith_cast import CastOp
 from tinycomp.ir.dialects.linalg_base import StructuredOp
+from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.type_helpers import bitwidth, element_type
 from tinycomp.ir.types import ShapedType
@@ -84,15 +85,16 @@ def operand_bytes(op: StructuredOp, position: int) -> int:
     return math.prod(footprint.sizes) * element_bytes
 
 
-def kernel_cost(op: StructuredOp) -> KernelCost:
+def kernel_cost(op: StructuredOp, names: SSANames | None = None) -> KernelCost:
     """The FLOPs and compulsory bytes of one linalg op (steps 1 and 2), named after
-    its first result (or first output).
+    its first result (or first output) as ``print`` names it: pass the ``names`` of
+    the module being printed (``kernel_costs`` does), or the op's name hint is used.
 
     >>> import numpy as np, tinycomp
     >>> m = tinycomp.trace(lambda x: x.sum(axis=1), np.ones((4, 8), np.float32))
     >>> for cost in kernel_costs(m):  # the fill of the accumulator, then the sum
     ...     print(cost.name, cost.flops, cost.bytes)
-    linalg.fill 0 16
+    %1 0 16
     %sum 32 160
     """
     sizes = op.static_loop_sizes()
@@ -108,13 +110,18 @@ def kernel_cost(op: StructuredOp) -> KernelCost:
         transfers = int(op.payload_reads(position)) + int(is_output)
         moved += transfers * operand_bytes(op, position)
     named = op.results[0] if op.results else op.outputs[0]
-    name = f"%{named.name_hint}" if named.name_hint else op.name
+    if names is not None:
+        name = names.value_name(named)
+    else:
+        name = f"%{named.name_hint}" if named.name_hint else op.name
     return KernelCost(name=name, flops=points * payload_flops(op), bytes=moved)
 
 
 def kernel_costs(module: Operation) -> list[KernelCost]:
-    """``kernel_cost`` of every linalg op in ``module``, in program order."""
-    return [kernel_cost(op) for op in module.walk() if isinstance(op, StructuredOp)]
+    """``kernel_cost`` of every linalg op in ``module``, in program order, each named
+    as ``print(module)`` names its result."""
+    names = SSANames(module, use_asm_names=True)
+    return [kernel_cost(op, names) for op in module.walk() if isinstance(op, StructuredOp)]
 
 
 def program_bytes(module: Operation) -> int:

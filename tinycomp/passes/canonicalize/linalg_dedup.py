@@ -17,8 +17,12 @@ so one of them is enough: ``ins(%e)``, with ``%in_0`` replaced by ``%in``. Now `
 a single use, and fusion can pull its producer in as well. An input whose element the
 payload never reads can go too, as long as the loop sizes can still be read off the
 remaining operands. This is MLIR's ``DeduplicateAndRemoveDeadOperandsAndResults``
-(``EraseUnusedOperandsAndResults.cpp``), one of ``linalg.generic``'s canonicalization
-patterns. The algorithm:
+(``EraseUnusedOperandsAndResults.cpp``). In MLIR 22 it is not a canonicalization
+pattern of ``linalg.generic``: ``populateEraseUnusedOperandsAndResultsPatterns`` adds it,
+and the elementwise fusion pass runs it among its own patterns (``--canonicalize`` alone
+leaves a duplicated input in place). tinycomp runs it in both places: inside
+``linalg-fuse-elementwise-ops``, as MLIR does, and in its own ``canonicalize``. The
+algorithm:
 
 1. Walk the inputs in order, keeping a table from ``(value, indexing map)`` to the new
    position of the first input with that pair.

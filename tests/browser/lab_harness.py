@@ -511,6 +511,14 @@ _JS_IR_TEXTS = """
     whiteSpace: Array.from(box.querySelectorAll('pre'))
       .map(pre => getComputedStyle(pre).whiteSpace),
     scroll: scrollers.map(node => [node.scrollWidth, node.clientWidth]),
+    misaligned: Array.from(box.querySelectorAll('.tinycomp-ir-lines')).map(table => {
+      const tops = (kind) => Array.from(table.querySelectorAll(`.tinycomp-ir-${kind} pre > span`))
+        .map(row => row.getBoundingClientRect().top);
+      const numbers = tops('numbers');
+      const code = tops('code');
+      const off = code.filter((top, i) => Math.abs(top - numbers[i]) > 1);
+      return numbers.length === 0 ? 0 : off.length;
+    }).reduce((a, b) => a + b, 0),
   };
 })
 """
@@ -753,8 +761,9 @@ class NotebookDriver:
     def ir_texts(self) -> list[dict[str, Any]]:
         """Every IR listing or diff on the page: ``rows`` (the text of each code row),
         ``heights`` (of each row), ``coloured`` (tokens drawn in a colour of their own),
-        ``whiteSpace`` (of each ``<pre>``) and ``scroll`` (``[scrollWidth, clientWidth]`` of
-        each box that scrolls sideways)."""
+        ``whiteSpace`` (of each ``<pre>``), ``scroll`` (``[scrollWidth, clientWidth]`` of
+        each box that scrolls sideways) and ``misaligned`` (code rows not level with their
+        line number)."""
         return list(self.page.evaluate(_JS_IR_TEXTS))
 
     def drag_select_code(self, index: int = 0, rows: int = 3) -> str:

@@ -247,10 +247,11 @@ def check_listing(shown: dict, twin: str, where: str) -> None:
     heights = shown["heights"]
     assert heights and max(heights) - min(heights) < 1, f"{where}: a row wrapped: {heights}"
     assert shown["coloured"] > 0, f"{where}: no token is coloured (styles stripped?)"
+    assert shown["misaligned"] == 0, f"{where}: {shown['misaligned']} rows beside the wrong number"
     lines = twin.split("\n")
     unmarked = {line[1:] for line in lines}
     for row in shown["rows"]:
-        if not row.startswith(FOLD):
+        if row and not row.startswith(FOLD):  # an empty row may face a line on the other side
             assert row in lines or row in unmarked, f"{where}: row {row!r} is not in the text"
 
 
@@ -388,6 +389,7 @@ def test_stored_outputs_lists_pictures_and_listings(tmp_path: Path) -> None:
 def test_check_listing_finds_a_wrapped_row_and_a_lost_indent() -> None:
     """A wrapped row (taller) or a row that is not a line of the text fails the check."""
     good = {"whiteSpace": ["pre"], "heights": [19, 19], "coloured": 3, "rows": ["a {", "  b"]}
+    good["misaligned"] = 0
     check_listing(good, "a {\n  b", "good")
     with pytest.raises(AssertionError, match="a row wrapped"):
         check_listing({**good, "heights": [19, 38]}, "a {\n  b", "wrapped")

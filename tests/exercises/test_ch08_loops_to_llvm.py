@@ -312,12 +312,15 @@ def check_block(where, name, found, multiple, kc, beside, cache, s, label):
         return
     block = found * kc * s
     why = f"{label} takes {ways(taken)} ({beside} B), C 1, which leaves {room} of {ways(total)}"
+    if total - 1 - taken < 1:
+        why = f"{label} takes {ways(taken)} ({beside} B), C 1, which leaves none of "
+        why += f"{ways(total)}, so the block gets one (at least one way)"
     if found % multiple:
         problem = f"{name} is not a multiple of {multiple}"
     elif block > room * way and found > multiple:
-        problem = f"its block ({name} x KC x S = {block} B) overflows them ({room * way} B)"
+        problem = f"its block ({name} x KC x S = {block} B) does not fit in {room * way} B"
     else:
-        problem = f"{name} = {best} still fits them ({best * kc * s} of {room * way} B)"
+        problem = f"{name} = {best} still fits ({best * kc * s} of {room * way} B)"
     raise GradingFailure(f"{where}: {name} = {found} (with KC = {kc}) is wrong: {why}; {problem}")
 
 
@@ -383,6 +386,10 @@ def kernel_module(impl, mr: int, nr: int, lanes: int):
     what = f"microkernel_ir({mr}, {nr}, {lanes})"
     with own_work(impl, "08.3", what):
         text = impl.microkernel_ir(mr, nr, lanes)
+    if not isinstance(text, str):
+        raise GradingFailure(
+            f"{what}: expected the MLIR text of @tile, found {type(text).__name__}"
+        )
     try:
         module = parse(text)
         verify(module)
@@ -574,7 +581,11 @@ def test_choose_tile_meets_the_budget(impl, target):
         elif counts["stores"]:
             problem = "stores to memory: the tile of C should stay in registers"
         elif counts["fmas"] != counts["arithmetic"]:
-            problem = f"arithmetic that is not a vector FMA on {register}"
+            others = sorted({line.split()[0] for line in body if _ARITHMETIC.match(line.split()[0])
+                             and not _PACKED_FMA.match(line.split()[0])})  # fmt: skip
+            problem = f"arithmetic that is not a vector FMA on {register}: {', '.join(others)}"
+            if any(name.startswith(("vmul", "vadd")) for name in others):
+                problem += " (a multiply and an add stay two instructions without contract)"
         elif counts["fmas"] < budget * counts["loads"]:
             ratio = counts["fmas"] / counts["loads"]
             problem = (

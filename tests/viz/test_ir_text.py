@@ -61,10 +61,14 @@ def test_code_column_reads_back_as_the_text_and_numbers_sit_beside_it():
     assert len(parts["numbers"]) == len(parts["code"])
 
 
-def test_every_row_is_one_unwrapped_block_and_empty_lines_keep_their_height():
+def test_every_row_is_one_unwrapped_box_and_empty_lines_keep_their_height():
     shown = listing()
     code = columns(shown.html)["code"]
-    assert all(span.get("style").startswith("display:block") for span in code)
+    assert all(
+        span.get("style").startswith("display:inline-block;width:100%;vertical-align:top")
+        for span in code
+    )
+    assert all(span.tail == "\n" for span in code[:-1])  # rows copy as lines, styled or not
     assert "min-height" in code[2].get("style")  # the empty line
     pres = re.findall(r'<pre style="([^"]*)"', shown.html)
     assert pres and all("white-space:pre;" in style for style in pres)

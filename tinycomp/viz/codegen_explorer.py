@@ -60,7 +60,15 @@ def codegen_explorer(
 ) -> Explorer:
     """Controls for the optimization level, vector width and CPU of ``program`` (a
     loop-level module or its MLIR text), redrawing the hot loop of ``@entry`` (default:
-    the last function). The first CPU of ``cpus`` is the starting one."""
+    the last function). The first CPU of ``cpus`` is the starting one.
+
+    >>> explorer = codegen_explorer("func.func @f(%x: f32) -> f32 {\\n  return %x : f32\\n}")
+    >>> print(explorer.label)
+    haswell, O3, LLVM's width: no loop in the assembly
+    >>> explorer.set(cpu="znver4", opt_level=0)
+    >>> print(explorer.label)
+    znver4, O0, LLVM's width: no loop in the assembly
+    """
     text = program if isinstance(program, str) else str(program)
     if entry is None:
         names = [line.split("@")[1].split("(")[0] for line in text.splitlines()

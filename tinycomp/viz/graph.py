@@ -34,14 +34,12 @@ graph "def-use" (2 nodes, 2 edges)
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
-
-import graphviz
 
 from tinycomp.viz import graph_style as style
-from tinycomp.viz.palette import ink_for
+from tinycomp.viz.graph_dot import Cluster, GraphEdge, GraphNode, to_dot
 from tinycomp.viz.picture import Picture
 from tinycomp.viz.render import render_svg
+from tinycomp.viz.svg_checks import smallest_text_px
 
 __all__ = ["Cluster", "Graph", "GraphError"]
 
@@ -54,54 +52,10 @@ SHAPES = (
     "invtriangle", "cylinder", "note", "tab", "folder", "box3d", "component", "record",
 )  # fmt: skip
 OUTLINES = ("dashed", "dotted", "bold", "rounded")
-FONT = style.FONT
-LABEL_INK = "#333333"
-"""Edge labels: dark grey, readable on white whatever the edge's colour."""
 
 
 class GraphError(ValueError):
     """A graph was built wrongly: a duplicate name, an unknown node or shape."""
-
-
-@dataclass(frozen=True, eq=False)
-class Cluster:
-    """A labelled box around some nodes of a :class:`Graph`: a region, a loop body, a core.
-
-    Made by :meth:`Graph.cluster`; pass it as ``cluster=`` to :meth:`Graph.node`.
-    Two clusters are the same only if they are the same object.
-    """
-
-    name: str
-    label: str
-    color: str | None
-    parent: Cluster | None
-    """The cluster this one is nested in, or None."""
-
-    @property
-    def depth(self) -> int:
-        """How many clusters enclose this one."""
-        return 0 if self.parent is None else self.parent.depth + 1
-
-
-@dataclass(frozen=True)
-class _Node:
-    name: str
-    label: str
-    shape: str | None
-    color: str | None
-    fill: str | None
-    cluster: Cluster | None
-    outline: str | None = None
-    small: bool = False
-
-
-@dataclass(frozen=True)
-class _Edge:
-    tail: str
-    head: str
-    label: str | None
-    color: str | None
-    style: str | None
 
 
 def _quote(text: str) -> str:
@@ -134,8 +88,8 @@ class Graph:
         self.name = name
         self.rankdir = rankdir
         self.attrs = dict(attrs)
-        self._nodes: dict[str, _Node] = {}
-        self._edges: list[_Edge] = []
+        self._nodes: dict[str, GraphNode] = {}
+        self._edges: list[GraphEdge] = []
         self._clusters: list[Cluster] = []
 
     def node(
@@ -168,7 +122,7 @@ class Graph:
             raise GraphError(f"expected outline to be one of {OUTLINES}, got {outline!r}")
         self._check_cluster(cluster)
         label = name if label is None else label
-        self._nodes[name] = _Node(name, label, shape, color, fill, cluster, outline, small)
+        self._nodes[name] = GraphNode(name, label, shape, color, fill, cluster, outline, small)
         return name
 
     def edge(
@@ -194,7 +148,7 @@ class Graph:
                 )
         if style is not None and style not in EDGE_STYLES:
             raise GraphError(f"expected edge style to be one of {EDGE_STYLES}, got {style!r}")
-        self._edges.append(_Edge(tail, head, label, color, style))
+        self._edges.append(GraphEdge(tail, head, label, color, style))
 
     def cluster(
         self,
@@ -266,8 +220,9 @@ class Graph:
 
         Nodes get the DOT ids ``n0, n1, ...`` in insertion order, so any name
         works (in DOT a name such as ``a:b`` would mean port ``b`` of node ``a``).
-        The label of edge ``k`` is node ``e<k>``, a plain-text node on the edge (the
-        module docstring says why), inside the innermost cluster holding both ends.
+        The label of edge ``k`` is node ``e<k>``, a plain-text node on the edge, and the
+        title of cluster ``k`` node ``c<k>`` (the module docstring says why;
+        :mod:`tinycomp.viz.graph_dot` writes it).
 
         >>> g = Graph("g")
         >>> a, b = g.node("a"), g.node("b")
@@ -275,89 +230,7 @@ class Graph:
         >>> [line.strip() for line in g.source.splitlines() if "->" in line]
         ['n0 -> e0 [arrowhead=none]', 'e0 -> n1']
         """
-        return self._dot(self.attrs).source
-
-    def _dot(self, attrs: dict[str, str]) -> graphviz.Digraph:
-        ids = {name: f"n{index}" for index, name in enumerate(self._nodes)}
-        dot = graphviz.Digraph(name=self.name)
-        font = {"fontname": FONT, "fontsize": _points(style.FONT_SIZE)}
-        dot.attr(rankdir=self.rankdir, **font, **attrs)
-        dot.attr("node", shape="box", **font)
-        dot.attr("edge", color=style.EDGE_COLOR, fontname=FONT)
-        labels = self._label_clusters()
-        entries = self._cluster_entries(ids, labels)
-        self._add_members(dot, ids, labels, entries, cluster=None)
-        for index, edge in enumerate(self._edges):
-            attrs = _attrs(color=edge.color, style=edge.style)
-            if edge.label is None:
-                dot.edge(ids[edge.tail], ids[edge.head], **attrs)
-                continue
-            dot.edge(ids[edge.tail], f"e{index}", arrowhead="none", **attrs)
-            dot.edge(f"e{index}", ids[edge.head], **attrs)
-        return dot
-
-    def _label_clusters(self) -> dict[int, Cluster | None]:
-        """Where each labelled edge's label node goes: the innermost cluster that holds
-        both ends of the edge (``None``: the top level)."""
-        placed: dict[int, Cluster | None] = {}
-        for index, edge in enumerate(self._edges):
-            if edge.label is None:
-                continue
-            outer = _enclosing(self._nodes[edge.tail].cluster)
-            inner = self._nodes[edge.head].cluster
-            while inner is not None and inner not in outer:
-                inner = inner.parent
-            placed[index] = inner
-        return placed
-
-    def _cluster_entries(
-        self, ids: dict[str, str], labels: dict[int, Cluster | None]
-    ) -> dict[int, list[str]]:
-        """For each cluster (by index), the DOT ids of its direct members that no member
-        of the cluster points to: its first rank, where its title node goes."""
-        place = {ids[node.name]: node.cluster for node in self._nodes.values()}
-        place.update({f"e{index}": cluster for index, cluster in labels.items()})
-        arrows = []
-        for index, edge in enumerate(self._edges):
-            tail, head = ids[edge.tail], ids[edge.head]
-            if edge.label is None:
-                arrows.append((tail, head))
-            else:
-                arrows += [(tail, f"e{index}"), (f"e{index}", head)]
-        entries = {}
-        for number, cluster in enumerate(self._clusters):
-            inside = {member for member, home in place.items() if cluster in _enclosing(home)}
-            fed = {head for tail, head in arrows if tail in inside}
-            entries[number] = [m for m, home in place.items() if home is cluster and m not in fed]
-        return entries
-
-    def _add_members(
-        self,
-        dot: graphviz.Digraph,
-        ids: dict[str, str],
-        labels: dict[int, Cluster | None],
-        entries: dict[int, list[str]],
-        cluster: Cluster | None,
-    ) -> None:
-        """Write the nodes, edge labels and sub-clusters directly inside ``cluster``; a
-        sub-cluster's title is a node in the same rank as the sub-cluster's entries."""
-        for node in self._nodes.values():
-            if node.cluster is cluster:
-                dot.node(ids[node.name], graphviz.escape(node.label), **_node_attrs(node))
-        for index, place in labels.items():
-            if place is cluster:
-                label = graphviz.escape(self._edges[index].label or "")
-                dot.node(f"e{index}", label, **_LABEL_NODE)
-        for index, child in enumerate(self._clusters):
-            if child.parent is cluster:
-                with dot.subgraph(name=f"cluster_{index}") as sub:
-                    sub.attr(label="", **_attrs(color=child.color))  # the title is a node
-                    sub.node(f"c{index}", graphviz.escape(child.label), **_TITLE_NODE)
-                    self._add_members(sub, ids, labels, entries, cluster=child)
-                    with sub.subgraph() as first_rank:
-                        first_rank.attr(rank="same")
-                        for member in [f"c{index}", *entries[index]]:
-                            first_rank.node(member)
+        return to_dot(self, self.attrs).source
 
     def picture(self, renderer: str = "auto") -> Picture:
         """Render to a :class:`Picture` (see :mod:`tinycomp.viz.render` for ``renderer``).
@@ -374,7 +247,7 @@ class Graph:
         svg, used = render_svg(self.source, renderer, text=twin)
         if used != "text" and "size" in self.attrs and _smallest_text_px(svg) < style.MIN_TEXT_PX:
             unsized = {key: value for key, value in self.attrs.items() if key != "size"}
-            svg, _ = render_svg(self._dot(unsized).source, used, text=twin)
+            svg, _ = render_svg(to_dot(self, unsized).source, used, text=twin)
         return Picture(text=twin, svg=svg)
 
     def _repr_mimebundle_(self, include: object = None, exclude: object = None) -> dict:
@@ -389,56 +262,7 @@ def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
-def _attrs(**values: str | None) -> dict[str, str]:
-    """Graphviz attributes for the values that are set."""
-    return {key: value for key, value in values.items() if value is not None}
-
-
-def _points(size: float) -> str:
-    return f"{size:g}"
-
-
-_LABEL_NODE = {
-    "shape": "plaintext",
-    "fontsize": _points(style.SMALL_FONT_SIZE),
-    "fontcolor": LABEL_INK,
-    "margin": "0.04,0.02",
-    "width": "0",
-    "height": "0",
-}
-"""An edge label drawn as a node: plain text, small, no border."""
-
-
-_TITLE_NODE = {"shape": "plaintext", "margin": "0.04,0.02", "width": "0", "height": "0"}
-"""A cluster's title drawn as a node: plain text at the top of the cluster."""
-
-
-def _node_attrs(node: _Node) -> dict[str, str]:
-    """The DOT attributes of one node: shape, colours, outline, text colour by contrast."""
-    styles = [name for name in (node.outline, None if node.fill is None else "filled") if name]
-    attrs = _attrs(shape=node.shape, color=node.color, fillcolor=node.fill)
-    if styles:
-        attrs["style"] = ",".join(styles)
-    if node.fill is not None:
-        attrs["fontcolor"] = ink_for(node.fill)
-    if node.small:
-        attrs["fontsize"] = _points(style.SMALL_FONT_SIZE)
-        attrs["margin"] = "0.06,0.03"
-    return attrs
-
-
-def _enclosing(cluster: Cluster | None) -> list[Cluster]:
-    """``cluster`` and every cluster around it, innermost first."""
-    chain = []
-    while cluster is not None:
-        chain.append(cluster)
-        cluster = cluster.parent
-    return chain
-
-
 def _smallest_text_px(svg: str) -> float:
-    from tinycomp.viz.svg_checks import smallest_text_px  # svg_checks reads what we draw
-
     try:
         return smallest_text_px(svg)
     except ValueError:  # no text at all

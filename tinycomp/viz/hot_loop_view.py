@@ -126,7 +126,13 @@ def _x86_machine(cpu: str, opt_level: int) -> llvm.TargetMachine:
 def compile_variant(
     text: str, entry: str, cpu: str, opt_level: int = 3, vector_width: int = 0
 ) -> Variant:
-    """Steps 1-3 for the MLIR ``text`` of a loop-level module (see the module docstring)."""
+    """Steps 1-3 for the MLIR ``text`` of a loop-level module (see the module docstring).
+
+    >>> variant = compile_variant("func.func @f(%x: f32) -> f32 {\\n  return %x : f32\\n}", "f",
+    ...                           "znver4")
+    >>> variant.loop is None, variant.llvm_vector_lanes, variant.describe()
+    (True, 1, "znver4, O3, LLVM's width: no loop in the assembly")
+    """
     module = parse(text)
     if vector_width:
         VectorizeLoopsPass(vector_width=vector_width, contract=True).run(module)

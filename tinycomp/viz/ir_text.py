@@ -69,7 +69,12 @@ _PRE = (
     "white-space:pre;line-height:1.45;overflow:visible"
 )
 _LEXER = MlirLexer(stripnl=False, ensurenl=False)  # keeps leading spaces: the indentation
-_EMPTY = "min-height:1.45em"  # an empty block has no height; an empty line must keep one
+# Each row is an inline-block as wide as its column (so a band colours the whole row) and
+# rows are separated by a newline: copied text has one line per row, and where a viewer
+# strips the styles (a static notebook viewer) the rows still stand on lines of their own.
+_ROW_BOX = "display:inline-block;width:100%;vertical-align:top"  # top: no baseline gaps
+_ROW_BREAK = "\n"
+_EMPTY = "min-height:1.45em"  # an empty box has no height; an empty line must keep one
 
 # Geometry of the SVG drawing (SVG user units).
 _FONT_SIZE = 12
@@ -176,10 +181,10 @@ def _pane_html(pane: Pane) -> str:
         parts.append(
             f'<td class="tinycomp-ir-numbers" style="{_CELL};{_NUMBERS};text-align:right">'
         )
-        parts.append(f'<pre style="{_PRE}">{"".join(rows)}</pre></td>')
+        parts.append(f'<pre style="{_PRE}">{_ROW_BREAK.join(rows)}</pre></td>')
     code = [_code_row(line) for line in pane.lines]
     parts.append(f'<td class="tinycomp-ir-code" style="{_CELL}"><pre style="{_PRE}">')
-    parts.append("".join(code) + "</pre></td></tr></tbody></table>")
+    parts.append(_ROW_BREAK.join(code) + "</pre></td></tr></tbody></table>")
     return "".join(parts)
 
 
@@ -205,9 +210,9 @@ def _code_row(line: Line) -> str:
 
 
 def _band(line: Line) -> str:
-    """``display:block`` (one row), with the background colour of the line's kind."""
+    """One row as wide as its column, with the background colour of the line's kind."""
     background = KINDS[line.kind][0]
-    return "display:block" + ("" if background is None else f";background-color:{background}")
+    return _ROW_BOX + ("" if background is None else f";background-color:{background}")
 
 
 def _coloured(text: str) -> str:

@@ -149,7 +149,9 @@ def decide_in_place(function: FuncOp, writable_arguments: bool = False) -> list[
     (chapter 07, sections 3 and 4): one ``Verdict`` per operand a linalg op writes (its
     tensor ``outs``: ``writable_operands``), in the order they are decided.
 
-    The policy the verdicts follow (One-Shot Bufferize's, with its default heuristic):
+    The policy the verdicts follow (One-Shot Bufferize's, with its default heuristic; a
+    value's ``uses`` are ``Use(op, index)`` pairs, and ``reads_operand(op, index)`` says
+    whether that use reads it):
 
     * decisions go **last op first** (bottom-up), and each op's written operands in
       operand order; a decision, once made, stands;
@@ -160,7 +162,7 @@ def decide_in_place(function: FuncOp, writable_arguments: bool = False) -> list[
       with an earlier in-place write into it. No copy without one of these reasons;
     * "its buffer" is every value that would share memory once this write is in place:
       the operand, the result, and whatever already shares a buffer with either
-      (``ValueSets`` keeps such sets);
+      (``ValueSets`` keeps such sets: ``merged_members(a, b)``, ``union(a, b)``);
     * a copy forced by a conflict names a conflicting read (any one of them is right);
       the other verdicts leave ``conflicting_read`` as ``None``.
 

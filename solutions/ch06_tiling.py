@@ -133,6 +133,10 @@ def tile_slices(op: Operation, tile_sizes: Sequence[int], tile: Sequence[int]) -
     simply the tile: a strided input needs more rows than the tile has, and ``d0 + 1``
     shifts where the tile reads, not where its slice starts.)
 
+    Building blocks: ``indexing_map.results`` (one expression per operand dimension),
+    ``expr.evaluate(point)`` (its value at one iteration), ``expr.used_dims()`` (the loops
+    it reads), chapter 02.
+
     >>> tile_slices(example_matmul(), [4, 8, 0], [2, 1, 0])   # %a, %b, %c
     [((8, 0), (2, 8)), ((0, 8), (8, 8)), ((8, 8), (2, 8))]
     """
@@ -337,7 +341,9 @@ def footprint_bytes(op: Operation, tile_sizes: Sequence[int]) -> int:
     Output: the sum over the tensor operands (``ins`` and ``outs``: the output tile is
     accumulated in place, so it is held too) of the elements of the box that operand's
     indexing map reaches from the full tile, times the bytes of one element (rounded up
-    to whole bytes). Scalar operands take no fast memory.
+    to whole bytes). Scalar operands take no fast memory. Building blocks:
+    ``AffineMap.tile_footprint(offsets, sizes)`` (chapter 02), ``bitwidth`` and
+    ``element_type``.
 
     >>> footprint_bytes(example_matmul(inputs="f16"), [4, 8, 0])   # 4x8x2 + 8x8x2 + 4x8x4
     320

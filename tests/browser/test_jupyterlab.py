@@ -383,7 +383,7 @@ def test_stored_outputs_lists_pictures_and_listings(tmp_path: Path) -> None:
     nb.cells = [cell]
     nbformat.write(nb, tmp_path / "nb.ipynb")
     pictures, listings = stored_pictures_and_listings(tmp_path / "nb.ipynb")
-    assert [data["text/plain"] for data in pictures + listings] == ["p", "ir"]
+    assert ["".join(data["text/plain"]) for data in pictures + listings] == ["p", "ir"]
 
 
 def test_check_listing_finds_a_wrapped_row_and_a_lost_indent() -> None:

@@ -12,9 +12,7 @@ gives, both counted here from the indexing maps of `linalg.matmul`.
 from __future__ import annotations
 
 import math
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from numbers import Integral
 from typing import Any
 
@@ -29,6 +27,7 @@ from tinycomp.grading.checks import (
     expect_instance,
 )
 from tinycomp.grading.formatting import format_number
+from tinycomp.grading.library_calls import library_calls_refused
 from tinycomp.ir.dialects.linalg_named import MatmulOp
 from tinycomp.perf import (
     A100_FP32,
@@ -62,28 +61,13 @@ COST_MODEL = {
 """The library's own answers to Tasks 00.1 and 00.2, which the student's code must not call."""
 
 
-@contextmanager
-def library_refused(task: str, forbidden: dict[str, Callable[..., Any]]) -> Iterator[None]:
-    """Run the student's code while watching every Python call it makes; afterwards, fail
-    if it reached one of ``forbidden`` (however it was imported or aliased)."""
-    codes = {function.__code__: name for name, function in forbidden.items()}
-    reached: list[str] = []
-
-    def watch(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code in codes:
-            reached.append(codes[frame.f_code])
-
-    previous = sys.getprofile()
-    sys.setprofile(watch)
-    try:
-        yield
-    finally:
-        sys.setprofile(previous)
-    if reached:
-        raise GradingFailure(
-            f"your code calls {reached[0]}, the library's own answer; Task {task} asks you "
-            "to do the counting yourself"
-        )
+def library_refused(task: str, forbidden: dict[str, Callable[..., Any]]):
+    """Run the student's code; fail if it reached one of ``forbidden``, however imported."""
+    return library_calls_refused(
+        forbidden,
+        "your code calls {called}, the library's own answer; Task "
+        f"{task} asks you to do the counting yourself",
+    )
 
 
 def call(impl, task: str, name: str, *args: Any, **kwargs: Any) -> Any:

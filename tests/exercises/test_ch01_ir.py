@@ -11,10 +11,8 @@ count against a budget.
 
 from __future__ import annotations
 
-import sys
 from collections import Counter
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -27,6 +25,7 @@ from tinycomp.grading.checks import (
     expect_text,
 )
 from tinycomp.grading.ir_checks import random_value, same_bits
+from tinycomp.grading.library_calls import library_calls_refused
 from tinycomp.interp import Interpreter, InterpreterError
 from tinycomp.interp.rules import ALL_RULES
 from tinycomp.ir import (
@@ -58,25 +57,9 @@ task01_5 = pytest.mark.task01_5
 
 
 # -- shared: building, refusing, running ------------------------------------------------------
-@contextmanager
-def library_refused(reason: str, forbidden: dict[str, Callable[..., Any]]) -> Iterator[None]:
-    """Run the student's code while watching every Python call it makes; afterwards, fail
-    with ``reason`` if it reached one of ``forbidden`` (however it was imported)."""
-    codes = {function.__code__: name for name, function in forbidden.items()}
-    reached: list[str] = []
-
-    def watch(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code in codes:
-            reached.append(codes[frame.f_code])
-
-    previous = sys.getprofile()
-    sys.setprofile(watch)
-    try:
-        yield
-    finally:
-        sys.setprofile(previous)
-    if reached:
-        raise GradingFailure(reason.format(called=reached[0]))
+def library_refused(reason: str, forbidden: dict[str, Callable[..., Any]]):
+    """Run the student's code; fail with ``reason`` if it reached one of ``forbidden``."""
+    return library_calls_refused(forbidden, reason)
 
 
 PARSER = {"the IR parser (tinycomp.parse)": Parser.parse_operation}

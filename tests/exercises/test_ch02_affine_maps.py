@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import itertools
 import math
-import sys
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from numbers import Integral
 from typing import Any
 
@@ -46,6 +44,7 @@ from tinycomp.grading.checks import (
     expect_equal,
     expect_instance,
 )
+from tinycomp.grading.library_calls import library_calls_refused
 from tinycomp.interp import InterpreterError, interpret
 from tinycomp.ir import Block, ParseError, RankedTensorType, VerifyError, f32, parse
 from tinycomp.ir.dialects.linalg import Conv2DNhwcHwcfOp
@@ -79,25 +78,9 @@ def results_text(indexing_map: AffineMap) -> str:
     return "(" + ", ".join(str(result) for result in indexing_map.results) + ")"
 
 
-@contextmanager
-def library_refused(reason: str, forbidden: dict[str, Callable[..., Any]]) -> Iterator[None]:
-    """Run the student's code while watching every Python call it makes; afterwards, fail
-    with ``reason`` if it reached one of ``forbidden`` (however it was imported)."""
-    codes = {function.__code__: name for name, function in forbidden.items()}
-    reached: list[str] = []
-
-    def watch(frame: Any, event: str, arg: Any) -> None:
-        if event == "call" and frame.f_code in codes:
-            reached.append(codes[frame.f_code])
-
-    previous = sys.getprofile()
-    sys.setprofile(watch)
-    try:
-        yield
-    finally:
-        sys.setprofile(previous)
-    if reached:
-        raise GradingFailure(reason.format(called=reached[0]))
+def library_refused(reason: str, forbidden: dict[str, Callable[..., Any]]):
+    """Run the student's code; fail with ``reason`` if it reached one of ``forbidden``."""
+    return library_calls_refused(forbidden, reason)
 
 
 # == Task 02.1: compose ==================================================================

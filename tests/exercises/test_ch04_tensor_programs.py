@@ -28,13 +28,7 @@ import importlib
 import math
 import shutil
 import subprocess
-import sys
-import traceback
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
@@ -50,6 +44,7 @@ from tinycomp.grading.checks import (
     expect_instance,
 )
 from tinycomp.grading.ir_checks import without_names
+from tinycomp.grading.library_calls import library_replaced as without_library
 from tinycomp.interp import interpret
 from tinycomp.ir import (
     Builder,
@@ -87,66 +82,6 @@ GRADED = settings(
 
 
 # -- the library's own answers are off limits ------------------------------------------------
-@contextmanager
-def without_library(
-    what: str, impl: ModuleType, task: str, targets: dict[str, object]
-) -> Iterator[None]:
-    """Make the library's own implementation of ``task`` refuse to run inside the block.
-
-    ``targets`` maps a name for the feedback to a function, or to a method given as
-    ``(class, method name)``. Each one is replaced, wherever the library or the student's
-    module holds it, by a stand-in that records the call and raises; when the block ends,
-    a recorded call fails the test, even if the student's code caught the exception.
-    """
-    calls: list[str] = []
-
-    def refusal(label: str):
-        def refuse(*args, **kwargs):
-            calls.append(label + _where_in(impl))
-            raise GradingFailure(f"{what} called the library's {label}")
-
-        return refuse
-
-    with pytest.MonkeyPatch.context() as patch:
-        for label, target in targets.items():
-            if isinstance(target, tuple):
-                owner, name = target
-                original = owner.__dict__.get(name, getattr(owner, name))
-                patch.setattr(owner, name, refusal(label))
-            else:
-                original = target
-                for module in list(sys.modules.values()):
-                    for key, value in list(getattr(module, "__dict__", {}).items()):
-                        if value is original and module.__name__.startswith("tinycomp"):
-                            patch.setattr(module, key, refusal(label))
-            for key, value in list(vars(impl).items()):  # the student's own names for it
-                if value is original:
-                    patch.setattr(impl, key, refusal(label))
-                elif isinstance(value, type) and value.__module__ == impl.__name__:
-                    for attribute, member in list(vars(value).items()):
-                        if member is original:
-                            patch.setattr(value, attribute, refusal(label))
-        try:
-            yield
-        finally:
-            if calls:
-                raise GradingFailure(
-                    f"{what}: your code called the library's {calls[0]}, which is the answer "
-                    f"to {task}; write it yourself from the building blocks the exercise file "
-                    "imports"
-                ) from None
-
-
-def _where_in(impl: ModuleType) -> str:
-    """`` (at exercises/chNN.py:LINE: source)``: the student's innermost line on the stack."""
-    mine = [f for f in traceback.extract_stack() if f.filename == impl.__file__]
-    if not mine:
-        return ""
-    frame = mine[-1]
-    where = f"{Path(frame.filename).parent.name}/{Path(frame.filename).name}:{frame.lineno}"
-    return f" (at {where}: {(frame.line or '').strip()})"
-
-
 LIBRARY_GENERALIZE = {
     "StructuredOp.generalize (what linalg-generalize-named-ops calls)": (
         StructuredOp,

@@ -27,10 +27,8 @@ from one run to the next.
 from __future__ import annotations
 
 import itertools
-import sys
 import traceback
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import numpy as np
 import pytest
@@ -41,6 +39,7 @@ import tinycomp
 from tinycomp.affine import AffineMap, const, dim, parse_affine_map
 from tinycomp.frontend import TensorSpec, attention, exp, gelu, layernorm, rmsnorm, softmax, tanh
 from tinycomp.grading.checks import GradingFailure, expect_equal, expect_instance
+from tinycomp.grading.library_calls import library_calls_refused
 from tinycomp.interp import interpret
 from tinycomp.ir import (
     AffineMapAttr,
@@ -92,31 +91,17 @@ LIBRARY_ANSWERS = {
 """Per task, the library functions that compute what the task asks for."""
 
 
-@contextmanager
-def own_code_only(task: str, what: str) -> Iterator[None]:
+def own_code_only(task: str, what: str):
     """Run the block (the student's code) watching for calls of the library's answer to
     ``task``; afterwards such a call becomes feedback. The watch is a profile hook, so it
     sees every way in: an import, a default argument, a method of a library object."""
-    watched = {function.__code__: name for name, function in LIBRARY_ANSWERS[task].items()}
-    called: list[str] = []
-
-    def profile(frame, event, arg):
-        if event == "call" and frame.f_code in watched:
-            called.append(watched[frame.f_code])
-
-    previous = sys.getprofile()
-    sys.setprofile(profile)
-    try:
-        yield
-    finally:
-        sys.setprofile(previous)
-        if called:
-            raise GradingFailure(
-                f"{what} calls the library's {called[0]}: Task {task} asks you to write that "
-                "code yourself, and the library's answer cannot be graded as yours. The IR's "
-                "own methods (indexing_maps(), iterator_types(), uses, ...) and the affine-map "
-                "operations are building blocks you may use"
-            )
+    return library_calls_refused(
+        LIBRARY_ANSWERS[task],
+        f"{what} calls the library's {{called}}: Task {task} asks you to write that "
+        "code yourself, and the library's answer cannot be graded as yours. The IR's "
+        "own methods (indexing_maps(), iterator_types(), uses, ...) and the affine-map "
+        "operations are building blocks you may use",
+    )
 
 
 # -- programs and running them -------------------------------------------------------------------

@@ -12,7 +12,9 @@ and ``llc`` as programs (MLIR's ``ExecutionEngine`` is the same idea in C++):
    backend, links the object into executable memory and resolves symbols such as
    ``malloc``, ``expf`` against this process), and look up each wrapper's address.
    A function that is declared but that no library in the process defines is an
-   error here (MCJIT itself would abort the process at the first call).
+   error here (MCJIT itself would abort the process at the first call). The
+   compiler-runtime functions the backend itself may call (rounding to ``bfloat``
+   without AVX-512 BF16) come from ``runtime_helpers.py``.
 6. Return a ``CpuModule``: the emitted and the optimized LLVM IR, each phase's
    duration, one callable ``CpuFunction`` per public function, and the assembly of
    any function on request.
@@ -50,6 +52,7 @@ from tinycomp.codegen.cpu.assembly import function_assembly
 from tinycomp.codegen.cpu.calling import CpuFunction
 from tinycomp.codegen.cpu.optimize import optimize, parse_and_verify
 from tinycomp.codegen.cpu.packed import PACKED_PREFIX, packed_wrapper
+from tinycomp.codegen.cpu.runtime_helpers import runtime_helpers_module
 from tinycomp.codegen.cpu.target import CpuHooks, host_cpu, target_machine
 from tinycomp.codegen.errors import CodegenError
 from tinycomp.codegen.llvm import LLVMModule, emit_llvm
@@ -136,6 +139,7 @@ def jit(module: Operation | str, opt_level: int = 3, cpu: str | None = None) -> 
     started = time.perf_counter()
     _check_external_symbols(emitted)
     engine = llvm.create_mcjit_compiler(parsed, machine)  # step 5
+    engine.add_module(runtime_helpers_module(machine))  # what the backend may call
     engine.finalize_object()
     functions = {}
     for function in public:

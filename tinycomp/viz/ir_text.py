@@ -87,7 +87,11 @@ _PADDING = 8
 class Line:
     """One row: its kind (:data:`KINDS`), the IR line (a message for a fold), the line
     numbers shown beside it (``None`` where a column has none) and, in a unified diff,
-    the marker ``-``, ``+`` or a space."""
+    the marker ``-``, ``+`` or a space.
+
+    >>> Line("removed", "  %1 = arith.addf %a, %b : f32", (12, None), "-").numbers
+    (12, None)
+    """
 
     kind: str
     text: str
@@ -101,7 +105,12 @@ class Line:
 
 @dataclass(frozen=True)
 class Pane:
-    """Lines shown one under the other, under an optional ``heading`` (its label)."""
+    """Lines shown one under the other, under an optional ``heading`` (its label) drawn
+    in the colour of ``heading_kind`` (``title``, ``removed``, ``added`` or ``note``).
+
+    >>> len(Pane((Line("code", "return", (1,)),), heading="input").lines)
+    1
+    """
 
     lines: tuple[Line, ...]
     heading: str | None = None

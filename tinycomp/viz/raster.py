@@ -52,7 +52,11 @@ _GENERIC_FONTS = {  # resvg-py's argument for a generic family -> the fonts to u
 
 @dataclass(frozen=True)
 class Raster:
-    """A PNG, and the size of the drawing in CSS pixels (the PNG's pixels over the zoom)."""
+    """A PNG, and the size of the drawing in CSS pixels (the PNG's pixels over the zoom).
+
+    >>> Raster(png=b"...", width=40, height=20).width
+    40
+    """
 
     png: bytes
     width: int

@@ -6,8 +6,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tinycomp.viz.graph_style import CONSTANT, FUSED_TENSOR, INPUT, KERNEL_COLORS, REDUCTION
-from tinycomp.viz.graph_style import TENSOR, TERMINATOR
+from tinycomp.viz.graph_style import (
+    CONSTANT,
+    FUSED_TENSOR,
+    INPUT,
+    KERNEL_COLORS,
+    REDUCTION,
+    TENSOR,
+    TERMINATOR,
+)
 from tinycomp.viz.palette import (
     ITEM_COLORS,
     MIN_CONTRAST,

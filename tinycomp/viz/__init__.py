@@ -22,14 +22,18 @@ compare equal whichever renderer drew them. IR is shown as text (:class:`IRText`
   :mod:`~tinycomp.viz.indexing_explorer`: what each operand's indexing map touches;
 - :mod:`~tinycomp.viz.kernel_graph`, :mod:`~tinycomp.viz.loop_nest`: a traced program's
   kernels, and one linalg op read back as loops;
-- :mod:`~tinycomp.viz.fusion_graph`: which ops fusion put in which kernel, and the bytes
-  it saved;
+- :mod:`~tinycomp.viz.cost_table`, :mod:`~tinycomp.viz.program_explorer`: every kernel's
+  FLOPs and bytes, and sliders over a catalogue program's sizes (chapter 04);
+- :mod:`~tinycomp.viz.fusion_graph`, :mod:`~tinycomp.viz.fusion_explorer`: which ops
+  fusion put in which kernel, the bytes it saved, and switches over the fusion rules;
 - :mod:`~tinycomp.viz.tile_view`, :mod:`~tinycomp.viz.tiling_pictures`,
   :mod:`~tinycomp.viz.tiled_nest`, :mod:`~tinycomp.viz.tiling_explorer`: one tile's
   slices of every operand (in numbers, then drawn), tiled IR as a loop nest, tile-size
   sliders over the real tiling passes;
 - :mod:`~tinycomp.viz.memory_timeline`, :mod:`~tinycomp.viz.liveness_chart`: when each
-  buffer is live and held, and the peak memory before and after reuse.
+  buffer is live and held, and the peak memory before and after reuse;
+- :mod:`~tinycomp.viz.hot_loop_view`, :mod:`~tinycomp.viz.codegen_explorer`: the hot loop
+  of LLVM's x86 code with its counted FMAs and loads, over opt levels and vector widths.
 
 >>> from tinycomp.viz import Graph
 >>> g = Graph("pipeline", rankdir="LR")
@@ -48,9 +52,12 @@ graph "pipeline" (3 nodes, 2 edges)
     tiled -> loops
 """
 
+from tinycomp.viz.codegen_explorer import codegen_explorer
 from tinycomp.viz.footprints import tile_footprints
+from tinycomp.viz.fusion_explorer import fusion_explorer
 from tinycomp.viz.fusion_graph import bytes_moved_chart, fusion_graph
 from tinycomp.viz.graph import Cluster, Graph, GraphError
+from tinycomp.viz.hot_loop_view import hot_loop_picture
 from tinycomp.viz.indexing_explorer import footprint_picture, indexing_map_explorer
 from tinycomp.viz.indexing_maps import IndexingMapError, indexing_problem
 from tinycomp.viz.ir_diff import diff_counts, ir_diff, unified_ir_diff
@@ -76,6 +83,7 @@ from tinycomp.viz.plots import (
     line_chart,
     new_figure,
 )
+from tinycomp.viz.program_explorer import program_explorer
 from tinycomp.viz.render import (
     RendererNotAvailable,
     RenderError,
@@ -105,12 +113,15 @@ __all__ = [
     "bufferization_timelines",
     "bytes_moved_chart",
     "choose_renderer",
+    "codegen_explorer",
     "def_use_graph",
     "diff_counts",
     "explore",
     "figure_to_picture",
     "footprint_picture",
+    "fusion_explorer",
     "fusion_graph",
+    "hot_loop_picture",
     "house_style",
     "indexing_map_explorer",
     "indexing_problem",
@@ -123,6 +134,7 @@ __all__ = [
     "memory_timeline",
     "new_figure",
     "pass_stepper",
+    "program_explorer",
     "render_svg",
     "slot_timeline",
     "tidy_svg",

@@ -2,8 +2,8 @@
 
 An :class:`Explorer` wraps a ``draw`` function. Whenever a control changes it
 calls ``draw(**values)`` and puts the result into two widgets: an
-``ipywidgets.Image`` showing the SVG and an ``ipywidgets.HTML`` label. It
-never prints, so nbval (strict mode) sees no stray output.
+``ipywidgets.Image`` showing the SVG (or, for IR, an ``ipywidgets.HTML`` showing the
+listing's coloured text) and an ``ipywidgets.HTML`` label. It never prints, so nbval (strict mode) sees no stray output.
 
 In a notebook the explorer displays as live widgets; its ``text/plain`` is the
 text twin of the current state, which is what nbval compares and what tests
@@ -84,10 +84,15 @@ class Explorer:
         fit = ipywidgets.Layout(align_self="flex-start", max_width="100%")
         self._image = ipywidgets.Image(format="svg+xml", layout=fit)
         self._image.add_class("tinycomp-picture")
+        # IR (an IRText) is shown as its HTML: coloured text that scrolls, not a drawing
+        # shrunk to the cell's width.
+        self._text = ipywidgets.HTML(layout=ipywidgets.Layout(max_width="100%"))
+        self._text.add_class("tinycomp-picture")
+        self._text.add_class("tinycomp-picture-text")
         parts: list[ipywidgets.Widget] = []
         if caption is not None:
             parts.append(ipywidgets.HTML(f"<b>{html.escape(caption)}</b>"))
-        parts += [*self.controls.values(), self._label, self._image]
+        parts += [*self.controls.values(), self._label, self._image, self._text]
         self.widget = ipywidgets.VBox(parts)
         self.widget.add_class("tinycomp-explorer")
 
@@ -177,6 +182,10 @@ class Explorer:
         self._label_text = str(label)
         self._label.value = html.escape(self._label_text)
         self._image.value = picture.svg.encode("utf-8")
+        as_text = getattr(picture, "html", "")
+        self._text.value = as_text
+        self._text.layout.display = None if as_text else "none"
+        self._image.layout.display = "none" if as_text else None
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         """The live widget for the notebook, with the text twin as ``text/plain``."""

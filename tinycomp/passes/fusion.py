@@ -202,10 +202,17 @@ class FusionPass(Pass):
         """Told about every op the pass creates, replaces or erases (may be ``None``)."""
         self.report: list[str] = []
         """One line per producer-consumer pair not fused: ``'%a -> %b: reason'``."""
+        self._initial_names: SSANames | None = None
+        self._carried_names: dict[Value, str] = {}
 
     def run(self, op: Operation) -> None:
         self.report = []
         self.statistics["kernels before"] += _count_generics(op)
+        # The report names each op as ``print`` named it *before* fusion (``%3``,
+        # ``%exp``), as the fusion graph and the chapters do; an op that replaces
+        # another (fused, or deduplicated) keeps the name of the op it replaced.
+        self._initial_names = SSANames(op, use_asm_names=True)
+        self._carried_names: dict[Value, str] = {}
         rewriter = PatternRewriter(self.listener)
         while self._fuse_sweep(op, rewriter):
             pass
@@ -218,7 +225,23 @@ class FusionPass(Pass):
         self.statistics["fused pairs"] += 1
         self.statistics["intermediate bytes not materialized"] += _bytes(consumer.operands[index])
         rewriter.set_current_op(consumer)
-        return fuse_producer_into_consumer(producer, consumer, index, rewriter)
+        replaced = list(consumer.results)
+        fused = fuse_producer_into_consumer(producer, consumer, index, rewriter)
+        self._carry_names(replaced, fused)
+        return fused
+
+    def name_of(self, value: Value) -> str:
+        """``value``'s name in the program as it was before this run of the pass."""
+        if value in self._carried_names:
+            return self._carried_names[value]
+        if self._initial_names is None:  # fuse_pair called outside run()
+            return f"%{value.name_hint}" if value.name_hint else f"<{value.type}>"
+        return self._initial_names.value_name(value)
+
+    def _carry_names(self, replaced: list[Value], replacement: Operation) -> None:
+        """The results of ``replacement`` take the names of the results they replaced."""
+        for old, new in zip(replaced, replacement.results, strict=False):
+            self._carried_names[new] = self.name_of(old)
 
     def _fuse_sweep(self, root: Operation, rewriter: PatternRewriter) -> bool:
         """One pass over the consumers in program order (steps 1-6). Each consumer takes
@@ -230,13 +253,10 @@ class FusionPass(Pass):
         reasons in ``report``."""
         reasons: list[str] = []
         changed = False
-        # The printer's names (``%3``, ``%exp``), so the report names each op as
-        # ``print(module)`` does; a sweep that keeps its reasons changed nothing.
-        names = SSANames(root, use_asm_names=True)
         for consumer in list(root.walk()):
             current = consumer if isinstance(consumer, GenericOp) else None
             while current is not None and current.parent is not None:
-                current = self._fuse_into(current, rewriter, reasons, names) or self._deduplicate(
+                current = self._fuse_into(current, rewriter, reasons) or self._deduplicate(
                     current, rewriter
                 )
                 changed = changed or current is not None
@@ -245,11 +265,7 @@ class FusionPass(Pass):
         return changed
 
     def _fuse_into(
-        self,
-        consumer: GenericOp,
-        rewriter: PatternRewriter,
-        reasons: list[str],
-        names: SSANames,
+        self, consumer: GenericOp, rewriter: PatternRewriter, reasons: list[str]
     ) -> GenericOp | None:
         """Fuse the first fusable producer of ``consumer``; the fused op, or ``None``
         (with the reasons appended) when no producer fuses."""
@@ -259,24 +275,25 @@ class FusionPass(Pass):
                 continue
             reason = self.rule(producer, consumer, index)
             if reason is not None:
-                producer_name = names.value_name(operand)
-                consumer_name = names.value_name(consumer.results[0])
+                producer_name = self.name_of(operand)
+                consumer_name = self.name_of(consumer.results[0])
                 reasons.append(f"{producer_name} -> {consumer_name}: {reason}")
                 continue
             return self.fuse_pair(producer, consumer, index, rewriter)
         return None
 
-    @staticmethod
-    def _deduplicate(generic: GenericOp, rewriter: PatternRewriter) -> GenericOp | None:
+    def _deduplicate(self, generic: GenericOp, rewriter: PatternRewriter) -> GenericOp | None:
         """Step 6 on one generic: the op that replaced it, or ``None`` if it reads no
         input twice (and has no dead one)."""
         before = generic.prev_op
         block = generic.parent
+        replaced = list(generic.results)
         rewriter.set_current_op(generic)
         if not DeduplicateAndRemoveDeadOperands().match_and_rewrite(generic, rewriter):
             return None
         replacement = before.next_op if before is not None else block.first_op
         assert isinstance(replacement, GenericOp), replacement
+        self._carry_names(replaced, replacement)
         return replacement
 
 

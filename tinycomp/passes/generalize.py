@@ -13,6 +13,9 @@ each named op out. It is MLIR's ``--linalg-generalize-named-ops``. The algorithm
 3. Replace: the rewriter inserts the generic before the named op, redirects the uses of
    the named op's results (on tensors) to the generic's results, and erases the named
    op. On memrefs there are no results: the generic writes the same ``outs`` buffer.
+   The generic's results keep the named op's name hints, so ``%matmul`` still prints
+   as ``%matmul`` and every report and picture names the op as before (MLIR has no
+   name hints; its printer numbers both).
 
 >>> from tinycomp.ir import parse
 >>> m = parse('''
@@ -24,6 +27,8 @@ each named op out. It is MLIR's ``--linalg-generalize-named-ops``. The algorithm
 >>> pass_.run(m)
 >>> [op.name for op in m.body.first_op.entry_block.ops]
 ['linalg.generic', 'func.return']
+>>> print(m.body.first_op.entry_block.first_op.results[0].name_hint)
+r
 >>> dict(pass_.statistics)
 {'GeneralizeNamedOp': 1}
 """
@@ -80,6 +85,8 @@ class GeneralizeNamedOp(RewritePattern):
         if op.name not in NAMED_STRUCTURED_OPS or not isinstance(op, StructuredOp):
             return False  # step 1: only named structured ops with a known class
         generic = op.generalize()  # step 2
+        for named_result, generic_result in zip(op.results, generic.results, strict=True):
+            generic_result.name_hint = named_result.name_hint
         rewriter.replace_op_with_new(op, generic)  # step 3
         return True
 

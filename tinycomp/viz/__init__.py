@@ -33,7 +33,8 @@ compare equal whichever renderer drew them. IR is shown as text (:class:`IRText`
 - :mod:`~tinycomp.viz.memory_timeline`, :mod:`~tinycomp.viz.liveness_chart`: when each
   buffer is live and held, and the peak memory before and after reuse;
 - :mod:`~tinycomp.viz.hot_loop_view`, :mod:`~tinycomp.viz.codegen_explorer`: the hot loop
-  of LLVM's x86 code with its counted FMAs and loads, over opt levels and vector widths.
+  of LLVM's x86 code with its counted FMAs and loads, over opt levels and vector widths
+  (imported from their modules: they need the CPU code generator).
 
 >>> from tinycomp.viz import Graph
 >>> g = Graph("pipeline", rankdir="LR")
@@ -52,12 +53,10 @@ graph "pipeline" (3 nodes, 2 edges)
     tiled -> loops
 """
 
-from tinycomp.viz.codegen_explorer import codegen_explorer
 from tinycomp.viz.footprints import tile_footprints
 from tinycomp.viz.fusion_explorer import fusion_explorer
 from tinycomp.viz.fusion_graph import bytes_moved_chart, fusion_graph
 from tinycomp.viz.graph import Cluster, Graph, GraphError
-from tinycomp.viz.hot_loop_view import hot_loop_picture
 from tinycomp.viz.indexing_explorer import footprint_picture, indexing_map_explorer
 from tinycomp.viz.indexing_maps import IndexingMapError, indexing_problem
 from tinycomp.viz.ir_diff import diff_counts, ir_diff, unified_ir_diff
@@ -113,7 +112,6 @@ __all__ = [
     "bufferization_timelines",
     "bytes_moved_chart",
     "choose_renderer",
-    "codegen_explorer",
     "def_use_graph",
     "diff_counts",
     "explore",
@@ -121,7 +119,6 @@ __all__ = [
     "footprint_picture",
     "fusion_explorer",
     "fusion_graph",
-    "hot_loop_picture",
     "house_style",
     "indexing_map_explorer",
     "indexing_problem",

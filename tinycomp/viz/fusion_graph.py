@@ -301,7 +301,7 @@ class _Drawing:
         """Step 4: boxes, one coloured frame per fused kernel, tensors as small ellipses."""
         caption = title.removeprefix("fusion graph of ").replace("; ", "\n")
         caption += "\ndashed: a tensor no longer written (it stays inside its kernel)"
-        graph = Graph(title, rankdir="TB", nodesep="0.25", ranksep="0.3")
+        graph = Graph(title, rankdir="TB", nodesep="0.15", ranksep="0.3")
         graph.attrs.update(label=caption, labelloc="t")
         kernel_of = {op: kernel for kernel, ops in record.kernels.items() for op in ops}
         fused = [kernel for kernel, ops in record.kernels.items() if len(ops) > 1]

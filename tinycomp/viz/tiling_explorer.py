@@ -34,7 +34,7 @@ the tile's numbers).
 a full tile touches 128 bytes
 tile 5: m 4:6, n 4:8 (changed: tile m 4 -> 2, tile 0 -> 5)
 >>> print(explorer.picture.text.splitlines()[2])
-  %1 = for %m = 0 to 6 step 2 carrying %arg0 = %0:      # 3 tiles, bound to gpu.block.y
+  %matmul = for %m = 0 to 6 step 2 carrying %arg0 = %0:  # 3 tiles, bound to gpu.block.y
 """
 
 from __future__ import annotations

@@ -78,9 +78,9 @@ def test_a_new_program_shows_no_change(explorer):
 
 def test_recompute_switch_is_what_fuses_the_transpose_into_the_matmul(explorer):
     explorer.set(program="attention", recompute=False)
-    assert "%1, %4" not in explorer.picture.text  # the transpose kernel %1 stays alone
+    assert "%transposed, %matmul" not in explorer.picture.text  # the transpose stays alone
     explorer.set(recompute=True)
-    assert "%1, %4" in explorer.picture.text
+    assert "%transposed, %matmul" in explorer.picture.text
 
 
 def test_text_twin_holds_the_switches_the_bars_and_the_graph(explorer):

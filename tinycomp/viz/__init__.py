@@ -30,8 +30,9 @@ compare equal whichever renderer drew them. IR is shown as text (:class:`IRText`
   :mod:`~tinycomp.viz.tiled_nest`, :mod:`~tinycomp.viz.tiling_explorer`: one tile's
   slices of every operand (in numbers, then drawn), tiled IR as a loop nest, tile-size
   sliders over the real tiling passes;
-- :mod:`~tinycomp.viz.memory_timeline`, :mod:`~tinycomp.viz.liveness_chart`: when each
-  buffer is live and held, and the peak memory before and after reuse;
+- :mod:`~tinycomp.viz.memory_timeline`, :mod:`~tinycomp.viz.liveness_chart`,
+  :mod:`~tinycomp.viz.liveness_explorer`: when each buffer is live and held, the peak
+  memory before and after reuse, and a step through the program points;
 - :mod:`~tinycomp.viz.hot_loop_view`, :mod:`~tinycomp.viz.codegen_explorer`: the hot loop
   of LLVM's x86 code with its counted FMAs and loads, over opt levels and vector widths
   (imported from their modules: they need the CPU code generator).
@@ -65,6 +66,7 @@ from tinycomp.viz.ir_listing import ir_listing
 from tinycomp.viz.ir_text import IRText
 from tinycomp.viz.kernel_graph import kernel_graph
 from tinycomp.viz.liveness_chart import liveness_chart
+from tinycomp.viz.liveness_explorer import liveness_explorer
 from tinycomp.viz.loop_nest import loop_nest
 from tinycomp.viz.memory_timeline import (
     MemoryTimeline,
@@ -127,6 +129,7 @@ __all__ = [
     "kernel_graph",
     "line_chart",
     "liveness_chart",
+    "liveness_explorer",
     "loop_nest",
     "memory_timeline",
     "new_figure",

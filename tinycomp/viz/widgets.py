@@ -3,7 +3,8 @@
 An :class:`Explorer` wraps a ``draw`` function. Whenever a control changes it
 calls ``draw(**values)`` and puts the result into two widgets: an
 ``ipywidgets.Image`` showing the SVG (or, for IR, an ``ipywidgets.HTML`` showing the
-listing's coloured text) and an ``ipywidgets.HTML`` label. It never prints, so nbval (strict mode) sees no stray output.
+listing's coloured text) and an ``ipywidgets.HTML`` label. It never prints, so nbval
+(strict mode) sees no stray output.
 
 In a notebook the explorer displays as live widgets; its ``text/plain`` is the
 text twin of the current state, which is what nbval compares and what tests

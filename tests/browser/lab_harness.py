@@ -498,7 +498,9 @@ _JS_OUTPUTS = """
 # Each IR listing: its rows, their heights (a wrapped row is taller), how many tokens are
 # coloured, the white-space of the code, and the scroll widths of its scrolling boxes.
 _JS_IR_TEXTS = """
-() => Array.from(document.querySelectorAll('.jp-NotebookPanel .tinycomp-ir')).map(box => {
+() => Array.from(document.querySelectorAll('.jp-NotebookPanel .tinycomp-ir'))
+  .filter(box => !box.closest('.tinycomp-explorer'))  // stored outputs, not a live explorer's
+  .map(box => {
   const rows = Array.from(box.querySelectorAll('.tinycomp-ir-code pre > span'));
   const plain = getComputedStyle(box).color;
   const tokens = Array.from(box.querySelectorAll('.tinycomp-ir-code pre > span > span'));
@@ -759,7 +761,8 @@ class NotebookDriver:
         return wait_for(ready, timeout, f"{count} rendered outputs", self.describe)
 
     def ir_texts(self) -> list[dict[str, Any]]:
-        """Every IR listing or diff on the page: ``rows`` (the text of each code row),
+        """Every IR listing or diff stored as an output on the page (not one an explorer
+        widget shows): ``rows`` (the text of each code row),
         ``heights`` (of each row), ``coloured`` (tokens drawn in a colour of their own),
         ``whiteSpace`` (of each ``<pre>``), ``scroll`` (``[scrollWidth, clientWidth]`` of
         each box that scrolls sideways) and ``misaligned`` (code rows not level with their

@@ -27,13 +27,10 @@ changes from one run to the next.
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import math
 import shutil
 import subprocess
-import sys
-from contextlib import contextmanager
 from fractions import Fraction
 
 import numpy as np
@@ -49,6 +46,7 @@ from tinycomp.grading.checks import (
     expect_equal,
     expect_instance,
 )
+from tinycomp.grading.library_calls import library_answers_blocked
 from tinycomp.interp import InterpreterError, interpret
 from tinycomp.ir import Builder, ModuleOp, ParseError, VerifyError, parse
 from tinycomp.ir.attributes import TypeAttr
@@ -70,74 +68,8 @@ from tinycomp.passes.tiling.tile_op import new_result
 from tinycomp.viz.indexing_maps import rename_dims
 from tinycomp.viz.tiling_pictures import tile_view
 
-
 # -- your own work: the library's answers are out of reach while your code runs ----------
-class LibraryAnswer(GradingFailure):
-    """The student's code called the library's own implementation of the task."""
-
-
-def _resolve(path: str) -> tuple[object, str]:
-    """``"pkg.module:Name.attr"`` -> (the object holding ``attr``, ``"attr"``)."""
-    module_name, _, qualified = path.partition(":")
-    owner: object = importlib.import_module(module_name)
-    *outer, name = qualified.split(".")
-    for part in outer:
-        owner = getattr(owner, part)
-    return owner, name
-
-
-def _holders(target: object, impl) -> list[tuple[object, str]]:
-    """Every tinycomp module (and the student's) whose global ``name`` is ``target``."""
-    found = []
-    modules = [m for n, m in list(sys.modules.items()) if n.split(".")[0] == "tinycomp"]
-    for module in [*modules, impl]:
-        for name, value in list(vars(module).items()):
-            if value is target:
-                found.append((module, name))
-    return found
-
-
-@contextmanager
-def own_work(impl, what: str, answers: dict[str, str]):
-    """Run the student's code with the library's answers to this task blocked.
-
-    ``answers`` maps ``"module:name"`` to what it is; while the block runs, calling any
-    of them (however it was imported) records the call and raises ``LibraryAnswer``. A
-    call the student's code swallowed still fails the test when the block ends."""
-    calls: list[str] = []
-    saved: list[tuple[object, str, object]] = []
-    for path, meaning in answers.items():
-        owner, name = _resolve(path)
-        target = getattr(owner, name)
-        places = [(owner, name)] if isinstance(owner, type) else _holders(target, impl)
-
-        def blocked(*args, _path=path, _meaning=meaning, **kwargs):
-            calls.append(f"{_path.replace(':', '.')} ({_meaning})")
-            raise LibraryAnswer(library_message(what, calls))
-
-        for place, attribute in places:
-            saved.append((place, attribute, getattr(place, attribute)))
-            setattr(place, attribute, blocked)
-    try:
-        yield
-    except LibraryAnswer:
-        raise
-    except BaseException:
-        if calls:
-            raise LibraryAnswer(library_message(what, calls)) from None
-        raise
-    finally:
-        for place, attribute, value in reversed(saved):
-            setattr(place, attribute, value)
-    if calls:
-        raise LibraryAnswer(library_message(what, calls))
-
-
-def library_message(what: str, calls: list[str]) -> str:
-    return (
-        f"{what} called {calls[0]}: that is the library's own answer to this task, not a "
-        "building block; the task asks you to compute it yourself"
-    )
+own_work = library_answers_blocked  # (impl, what, answers): the library's answers blocked
 
 
 ANSWERS = {

@@ -24,12 +24,9 @@ imported: the tasks ask for the computation, not for a call.
 
 from __future__ import annotations
 
-import importlib
 import math
 import re
-import sys
 import time
-from contextlib import contextmanager
 
 import llvmlite.binding as llvm
 import numpy as np
@@ -44,6 +41,7 @@ from tinycomp.codegen.gemm.caches import format_bytes
 from tinycomp.codegen.llvm import EMITTERS, emit_llvm, register_emitter
 from tinycomp.codegen.llvm.types import intrinsic_suffix
 from tinycomp.grading.checks import GradingFailure, expect_array_close
+from tinycomp.grading.library_calls import library_answers_blocked
 from tinycomp.interp import interpret
 from tinycomp.ir import ParseError, VerifyError, parse, verify
 from tinycomp.ir.types import VectorType
@@ -55,10 +53,6 @@ task08_3 = pytest.mark.task08_3
 
 
 # -- your own work: the library's answers are out of reach while your code runs ----------
-class LibraryAnswer(GradingFailure):
-    """The student's code called the library's own implementation of the task."""
-
-
 ANSWERS = {
     "08.1": {},  # the library has no math.fpowi lowering: its emitters are building blocks
     "08.2": {
@@ -75,48 +69,11 @@ ANSWERS = {
 code runs (building blocks such as ``FunctionEmitter`` or ``math.gcd`` stay usable)."""
 
 
-@contextmanager
 def own_work(impl, task: str, what: str):
     """Run the student's code with the library's answers to ``task`` blocked: a call of
     one of them, through any module that holds it, fails the test with ``LibraryAnswer``
     (even when the student's code swallowed the exception)."""
-    calls: list[str] = []
-    saved: list[tuple[object, str, object]] = []
-    for path, meaning in ANSWERS[task].items():
-        module_name, _, name = path.partition(":")
-        target = getattr(importlib.import_module(module_name), name)
-        holders = [m for n, m in list(sys.modules.items()) if n.split(".")[0] == "tinycomp"]
-        dotted = path.replace(":", ".")
-
-        def blocked(*args, _path=dotted, _meaning=meaning, **kwargs):
-            calls.append(f"{_path} ({_meaning})")
-            raise LibraryAnswer(_library_message(what, calls))
-
-        for holder in [*holders, impl]:
-            for attribute, value in list(vars(holder).items()):
-                if value is target:
-                    saved.append((holder, attribute, value))
-                    setattr(holder, attribute, blocked)
-    try:
-        yield
-    except LibraryAnswer:
-        raise
-    except BaseException:
-        if calls:
-            raise LibraryAnswer(_library_message(what, calls)) from None
-        raise
-    finally:
-        for holder, attribute, value in reversed(saved):
-            setattr(holder, attribute, value)
-    if calls:
-        raise LibraryAnswer(_library_message(what, calls))
-
-
-def _library_message(what: str, calls: list[str]) -> str:
-    return (
-        f"{what} called {calls[0]}: that is the library's own answer to this task, not a "
-        "building block; the task asks you to compute it yourself"
-    )
+    return library_answers_blocked(impl, what, ANSWERS[task])
 
 
 # -- Task 08.1 ---------------------------------------------------------------------------

@@ -2,18 +2,19 @@
 
 Many tasks re-implement a piece of tinycomp (a rewrite pattern, a cost model, a fusion
 rule). Calling the library's version would pass every behavioural check without the
-student writing anything, so the graded tests run the student's code under one of two
+student writing anything, so the graded tests run the student's code under one of these
 guards:
 
 1. :func:`library_calls_refused` watches every Python call (a profile hook) and, when
    the block ends, fails if the student's code reached one of the forbidden functions,
    however it got there: an import, an alias, a default argument, a method of a
    library object. The student's code runs to the end, so other feedback comes first.
-2. :func:`library_replaced` goes further: inside the block the forbidden functions are
-   replaced, wherever the library or the student's module holds them, by stand-ins
-   that record the call and raise, so the library's answer cannot even be computed.
-   A recorded call fails the test when the block ends, even if the student's code
-   caught the exception, and the feedback names the student's line.
+2. :func:`library_replaced` (functions given as objects) and
+   :func:`library_answers_blocked` (functions given as ``"module:name"`` paths) go
+   further: inside the block the forbidden functions are replaced, wherever the
+   library or the student's module holds them, by stand-ins that record the call and
+   raise, so the library's answer cannot even be computed. A recorded call fails the
+   test when the block ends, even if the student's code caught the exception.
 
 Both raise :class:`~tinycomp.grading.checks.GradingFailure`, which the grader shows as
 the task's feedback.
@@ -29,6 +30,7 @@ tinycomp.grading.checks.GradingFailure: calls library_answer
 
 from __future__ import annotations
 
+import importlib
 import sys
 import traceback
 from collections.abc import Callable, Iterator, Mapping
@@ -41,7 +43,13 @@ import pytest
 
 from tinycomp.grading.checks import GradingFailure
 
-__all__ = ["library_calls_refused", "library_replaced", "student_line"]
+__all__ = [
+    "LibraryAnswer",
+    "library_answers_blocked",
+    "library_calls_refused",
+    "library_replaced",
+    "student_line",
+]
 
 Forbidden = Mapping[str, Callable[..., Any]]
 """A name for the feedback -> the library function the student may not call."""
@@ -178,3 +186,85 @@ def _replace_in_student(
             for attribute, member in list(vars(value).items()):
                 if member is original:
                     patch.setattr(value, attribute, stand_in)
+
+
+class LibraryAnswer(GradingFailure):
+    """The student's code called the library's own implementation of the task."""
+
+
+@contextmanager
+def library_answers_blocked(
+    impl: ModuleType, what: str, answers: Mapping[str, str]
+) -> Iterator[None]:
+    """Run the student's code with the library's answers to a task blocked.
+
+    ``answers`` maps ``"module:name"`` (or ``"module:Class.method"``) to what it is;
+    while the block runs, calling any of them, however it was imported, records the call
+    and raises :class:`LibraryAnswer`. A call the student's code swallowed still fails
+    the test when the block ends.
+
+    >>> import types
+    >>> student = types.ModuleType("student")
+    >>> from tinycomp.grading import formatting
+    >>> answers = {"tinycomp.grading.formatting:format_number": "the answer"}
+    >>> with library_answers_blocked(student, "solve()", answers):  # doctest: +ELLIPSIS
+    ...     formatting.format_number(2.5)
+    Traceback (most recent call last):
+    ...
+    tinycomp.grading.library_calls.LibraryAnswer: solve() called tinycomp.grading.formatting...
+    """
+    calls: list[str] = []
+    saved: list[tuple[object, str, object]] = []
+    for path, meaning in answers.items():
+        owner, name = _resolve(path)
+        target = getattr(owner, name)
+        places = [(owner, name)] if isinstance(owner, type) else _holders(target, impl)
+
+        def blocked(*args: object, _path: str = path, _meaning: str = meaning, **kwargs: object):
+            calls.append(f"{_path.replace(':', '.')} ({_meaning})")
+            raise LibraryAnswer(_library_message(what, calls))
+
+        for place, attribute in places:
+            saved.append((place, attribute, getattr(place, attribute)))
+            setattr(place, attribute, blocked)
+    try:
+        yield
+    except LibraryAnswer:
+        raise
+    except BaseException:
+        if calls:
+            raise LibraryAnswer(_library_message(what, calls)) from None
+        raise
+    finally:
+        for place, attribute, value in reversed(saved):
+            setattr(place, attribute, value)
+    if calls:
+        raise LibraryAnswer(_library_message(what, calls))
+
+
+def _library_message(what: str, calls: list[str]) -> str:
+    return (
+        f"{what} called {calls[0]}: that is the library's own answer to this task, not a "
+        "building block; the task asks you to compute it yourself"
+    )
+
+
+def _resolve(path: str) -> tuple[object, str]:
+    """``"pkg.module:Name.attr"`` -> (the object holding ``attr``, ``"attr"``)."""
+    module_name, _, qualified = path.partition(":")
+    owner: object = importlib.import_module(module_name)
+    *outer, name = qualified.split(".")
+    for part in outer:
+        owner = getattr(owner, part)
+    return owner, name
+
+
+def _holders(target: object, impl: ModuleType) -> list[tuple[object, str]]:
+    """Every tinycomp module (and the student's) whose global ``name`` is ``target``."""
+    found = []
+    modules = [m for n, m in list(sys.modules.items()) if n.split(".")[0] == "tinycomp"]
+    for module in [*modules, impl]:
+        for name, value in list(vars(module).items()):
+            if value is target:
+                found.append((module, name))
+    return found

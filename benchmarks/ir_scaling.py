@@ -57,7 +57,7 @@ from mlir_peer import MLIR_OPT, peer_seconds, startup_seconds
 from rich.console import Console
 from rich.table import Table
 
-import tinycomp.ir.dialects.scf  # noqa: F401  (registers scf: the units contain loops)
+import tinycomp.dialects.scf  # noqa: F401  (registers scf: the units contain loops)
 from tinycomp.ir import parse, print_ir, verify
 from tinycomp.passes import PassManager
 

@@ -18,6 +18,16 @@ the last cells of the chapter run it.
 
 from __future__ import annotations
 
+from tinycomp.dialects.arith import (  # noqa: F401
+    AddFOp,
+    AddIOp,
+    CmpIOp,
+    ConstantOp,
+    MulFOp,
+)
+from tinycomp.dialects.cf import BranchOp, CondBranchOp  # noqa: F401
+from tinycomp.dialects.func import FuncOp, ReturnOp  # noqa: F401
+
 # The building blocks the tasks need are imported for you ("noqa: F401" keeps the linter
 # quiet about the names your code does not use yet).
 from tinycomp.ir import (  # noqa: F401
@@ -35,15 +45,6 @@ from tinycomp.ir import (  # noqa: F401
     lookup_op_class,
     register_dialect,
 )
-from tinycomp.ir.dialects.arith import (  # noqa: F401
-    AddFOp,
-    AddIOp,
-    CmpIOp,
-    ConstantOp,
-    MulFOp,
-)
-from tinycomp.ir.dialects.cf import BranchOp, CondBranchOp  # noqa: F401
-from tinycomp.ir.dialects.func import FuncOp, ReturnOp  # noqa: F401
 
 __all__ = ["TC_DIALECT", "ClampFOp", "build_axpy", "build_pow15", "build_powi", "forward_slice"]
 

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tinycomp.dialects.arith import AddIOp, ConstantOp, MulIOp, SubIOp  # noqa: F401
+from tinycomp.dialects.linalg import TransposeOp  # noqa: F401
+
 # Building blocks for the tasks ("noqa: F401" keeps the linter quiet about the names your
 # code does not use yet). Task 03.4 may use anything else in tinycomp too.
 from tinycomp.ir import ModuleOp, Operation, Value  # noqa: F401
-from tinycomp.ir.dialects.arith import AddIOp, ConstantOp, MulIOp, SubIOp  # noqa: F401
-from tinycomp.ir.dialects.linalg import TransposeOp  # noqa: F401
 from tinycomp.ir.type_helpers import bitwidth  # noqa: F401
 from tinycomp.passes import CSEPass, Pass, canonicalization_patterns  # noqa: F401
 from tinycomp.rewrite import (  # noqa: F401

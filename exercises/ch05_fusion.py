@@ -26,9 +26,9 @@ from __future__ import annotations
 # Everything the tasks need is imported for you ("noqa: F401" keeps the linter quiet about
 # the names your code does not use yet).
 from tinycomp.affine import AffineMap
+from tinycomp.dialects.linalg.generic import GenericOp, IndexOp  # noqa: F401
 from tinycomp.frontend import Tensor, rsqrt, sqrt  # noqa: F401
 from tinycomp.ir import Operation
-from tinycomp.ir.dialects.linalg_generic import GenericOp, IndexOp  # noqa: F401
 from tinycomp.passes import Pass
 from tinycomp.rewrite import PatternRewriter  # noqa: F401
 from tinycomp.viz.fusion_graph import fuse_and_record

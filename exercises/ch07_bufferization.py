@@ -37,9 +37,9 @@ import itertools  # noqa: F401
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from tinycomp.dialects.func import FuncOp
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir import Operation, Use, Value
-from tinycomp.ir.dialects.func import FuncOp
-from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.ir.effects import MEMREF_VIEW_OPS, has_unknown_effects  # noqa: F401
 from tinycomp.ir.naming import SSANames
 from tinycomp.passes import Pass, PassError

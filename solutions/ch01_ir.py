@@ -18,6 +18,15 @@ code plugs into the real library: the last cells of the chapter run it.
 
 from __future__ import annotations
 
+from tinycomp.dialects.arith import (
+    AddFOp,
+    AddIOp,
+    CmpIOp,
+    ConstantOp,
+    MulFOp,
+)
+from tinycomp.dialects.cf import BranchOp, CondBranchOp
+from tinycomp.dialects.func import FuncOp, ReturnOp
 from tinycomp.ir import (
     Block,
     Builder,
@@ -33,15 +42,6 @@ from tinycomp.ir import (
     lookup_op_class,
     register_dialect,
 )
-from tinycomp.ir.dialects.arith import (
-    AddFOp,
-    AddIOp,
-    CmpIOp,
-    ConstantOp,
-    MulFOp,
-)
-from tinycomp.ir.dialects.cf import BranchOp, CondBranchOp
-from tinycomp.ir.dialects.func import FuncOp, ReturnOp
 
 __all__ = ["TC_DIALECT", "ClampFOp", "build_axpy", "build_pow15", "build_powi", "forward_slice"]
 

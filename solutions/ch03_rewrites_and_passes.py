@@ -26,9 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tinycomp.dialects.arith import AddIOp, ConstantOp, MulIOp, SubIOp
+from tinycomp.dialects.linalg import TransposeOp
 from tinycomp.ir import ModuleOp, Operation, Value
-from tinycomp.ir.dialects.arith import AddIOp, ConstantOp, MulIOp, SubIOp
-from tinycomp.ir.dialects.linalg import TransposeOp
 from tinycomp.ir.type_helpers import bitwidth
 from tinycomp.passes import CSEPass, Pass, canonicalization_patterns
 from tinycomp.rewrite import (

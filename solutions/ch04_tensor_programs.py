@@ -30,16 +30,16 @@ import math
 from collections.abc import Sequence
 
 from tinycomp.affine import AffineMap, dim
+from tinycomp.dialects.arith import ConstantOp
+from tinycomp.dialects.arith.cast import CastOp
+from tinycomp.dialects.linalg.base import StructuredOp
+from tinycomp.dialects.linalg.generic import GenericOp
+from tinycomp.dialects.linalg.named import FillOp
+from tinycomp.dialects.linalg.payload import add, convert_scalar, multiply
+from tinycomp.dialects.tensor import EmptyOp
 from tinycomp.frontend import Tensor, TraceError, exp, nn  # noqa: F401
 from tinycomp.frontend.tensor import trace_error
 from tinycomp.ir import Builder, ModuleOp, ShapedType, Value
-from tinycomp.ir.dialects.arith import ConstantOp
-from tinycomp.ir.dialects.arith_cast import CastOp
-from tinycomp.ir.dialects.linalg_base import StructuredOp
-from tinycomp.ir.dialects.linalg_generic import GenericOp
-from tinycomp.ir.dialects.linalg_named import FillOp
-from tinycomp.ir.dialects.linalg_payload import add, convert_scalar, multiply
-from tinycomp.ir.dialects.tensor import EmptyOp
 from tinycomp.ir.type_helpers import bitwidth, element_type
 from tinycomp.perf import KernelCost
 

@@ -20,6 +20,7 @@ module {
 3.0
 """
 
+import tinycomp.dialects  # registers every dialect with the parser  # noqa: F401
 from tinycomp.compiler import CompileError, CompileOptions, compile
 from tinycomp.frontend import TensorSpec, TraceError, trace
 from tinycomp.interp import InterpreterError, interpret

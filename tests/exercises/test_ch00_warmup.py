@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tinycomp.dialects.linalg.named import MatmulOp
 from tinycomp.grading.checks import (
     GradingFailure,
     describe_call,
@@ -28,7 +29,6 @@ from tinycomp.grading.checks import (
 )
 from tinycomp.grading.formatting import format_number
 from tinycomp.grading.library_calls import library_calls_refused
-from tinycomp.ir.dialects.linalg_named import MatmulOp
 from tinycomp.perf import (
     A100_FP32,
     H100_FP32,

@@ -18,6 +18,8 @@ from typing import Any
 import numpy as np
 import pytest
 
+from tinycomp.dialects import arith, cf
+from tinycomp.dialects.func import FuncOp, ReturnOp
 from tinycomp.grading.checks import (
     GradingFailure,
     expect_equal,
@@ -44,8 +46,6 @@ from tinycomp.ir import (
     print_ir,
     verify,
 )
-from tinycomp.ir.dialects import arith, cf
-from tinycomp.ir.dialects.func import FuncOp, ReturnOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.parser import Parser
 

@@ -37,6 +37,7 @@ from tinycomp.affine import (
 from tinycomp.affine import sym as symbol
 from tinycomp.affine.footprint import expr_range
 from tinycomp.affine.simplify import linearize
+from tinycomp.dialects.linalg import Conv2DNhwcHwcfOp
 from tinycomp.grading.checks import (
     GradingFailure,
     describe_call,
@@ -47,7 +48,6 @@ from tinycomp.grading.checks import (
 from tinycomp.grading.library_calls import library_calls_refused
 from tinycomp.interp import InterpreterError, interpret
 from tinycomp.ir import Block, ParseError, RankedTensorType, VerifyError, f32, parse
-from tinycomp.ir.dialects.linalg import Conv2DNhwcHwcfOp
 
 task02_1 = pytest.mark.task02_1
 task02_2 = pytest.mark.task02_2

@@ -36,6 +36,10 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 from tinycomp.affine import AffineMap, parse_affine_map
+from tinycomp.dialects.func import FuncOp, ReturnOp
+from tinycomp.dialects.linalg.base import StructuredOp
+from tinycomp.dialects.linalg.generic import GenericOp
+from tinycomp.dialects.linalg.named import BatchMatmulOp, MatmulOp
 from tinycomp.frontend import TensorSpec, TraceError, exp, nn, softmax, trace
 from tinycomp.grading.checks import (
     GradingFailure,
@@ -57,10 +61,6 @@ from tinycomp.ir import (
     print_ir,
     verify,
 )
-from tinycomp.ir.dialects.func import FuncOp, ReturnOp
-from tinycomp.ir.dialects.linalg_base import StructuredOp
-from tinycomp.ir.dialects.linalg_generic import GenericOp
-from tinycomp.ir.dialects.linalg_named import BatchMatmulOp, MatmulOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.printer import naming_root
 from tinycomp.ir.types import FunctionType

@@ -37,6 +37,8 @@ from hypothesis import strategies as st
 
 import tinycomp
 from tinycomp.affine import AffineMap, const, dim, parse_affine_map
+from tinycomp.dialects.linalg.base import StructuredOp
+from tinycomp.dialects.linalg.generic import GenericOp
 from tinycomp.frontend import TensorSpec, attention, exp, gelu, layernorm, rmsnorm, softmax, tanh
 from tinycomp.grading.checks import GradingFailure, expect_equal, expect_instance
 from tinycomp.grading.library_calls import library_calls_refused
@@ -53,8 +55,6 @@ from tinycomp.ir import (
     print_ir,
     verify,
 )
-from tinycomp.ir.dialects.linalg_base import StructuredOp
-from tinycomp.ir.dialects.linalg_generic import GenericOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.passes import FusionPass, PassError, PassManager
 from tinycomp.passes import fusion as library_fusion

@@ -39,6 +39,11 @@ from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 
 import tinycomp
+from tinycomp.dialects.func import FuncOp, ReturnOp
+from tinycomp.dialects.linalg.base import StructuredOp
+from tinycomp.dialects.linalg.generic import GenericOp
+from tinycomp.dialects.scf.for_op import ForOp
+from tinycomp.dialects.tensor.slices import ExtractSliceOp
 from tinycomp.frontend import conv2d
 from tinycomp.grading.checks import (
     GradingFailure,
@@ -51,11 +56,6 @@ from tinycomp.interp import InterpreterError, interpret
 from tinycomp.ir import Builder, ModuleOp, ParseError, VerifyError, parse
 from tinycomp.ir.attributes import TypeAttr
 from tinycomp.ir.block import Block
-from tinycomp.ir.dialects.func import FuncOp, ReturnOp
-from tinycomp.ir.dialects.linalg_base import StructuredOp
-from tinycomp.ir.dialects.linalg_generic import GenericOp
-from tinycomp.ir.dialects.scf_for import ForOp
-from tinycomp.ir.dialects.tensor_slice import ExtractSliceOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.printer import naming_root
 from tinycomp.ir.type_helpers import bitwidth, element_type

@@ -30,12 +30,12 @@ from hypothesis import strategies as st
 
 import tinycomp
 from tinycomp.compiler import CompileOptions
+from tinycomp.dialects.memref.alloc import DeallocOp
 from tinycomp.frontend import TensorSpec, attention, layernorm, rmsnorm, softmax
 from tinycomp.grading.checks import GradingFailure, expect_instance
 from tinycomp.grading.library_calls import library_answers_blocked
 from tinycomp.interp import InterpreterError, interpret
 from tinycomp.ir import Builder, ModuleOp, Operation, Use, ir_equal, parse, print_ir
-from tinycomp.ir.dialects.memref_alloc import DeallocOp
 from tinycomp.passes import PassError, PassManager
 from tinycomp.passes.bufferize import (
     BufferDeallocationPass,

@@ -15,6 +15,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from tinycomp.affine import parse_affine_map, parse_integer_set
+from tinycomp.dialects import arith, cf, func
 from tinycomp.ir import (
     DYNAMIC,
     AffineMapAttr,
@@ -53,7 +54,6 @@ from tinycomp.ir import (
     i64,
     index,
 )
-from tinycomp.ir.dialects import arith, cf, func
 
 SCALAR_TYPES = [index, i1, i8, i16, i32, i64, f16, bf16, f32, f64]
 FLOAT_TYPES = [f16, bf16, f32, f64]

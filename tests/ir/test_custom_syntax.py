@@ -96,8 +96,8 @@ def test_custom_op_round_trips_and_hides_its_terminator():
 
 
 def test_custom_op_built_with_the_builder_prints_the_same():
+    from tinycomp.dialects import arith, func
     from tinycomp.ir import Builder, FunctionType, InsertionPoint, ModuleOp
-    from tinycomp.ir.dialects import arith, func
 
     function = func.FuncOp.build("loop", FunctionType([index, index], []))
     lower, upper = function.arguments

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tinycomp.dialects import arith, cf, func
 from tinycomp.ir import (
     Block,
     BoolAttr,
@@ -18,6 +19,7 @@ from tinycomp.ir import (
     RankedTensorType,
     VectorType,
     bf16,
+    builtin,
     f32,
     i1,
     i32,
@@ -27,7 +29,6 @@ from tinycomp.ir import (
     print_ir,
     register_dialect,
 )
-from tinycomp.ir.dialects import arith, builtin, cf, func
 from tinycomp.ir.registry import registered_dialects
 
 

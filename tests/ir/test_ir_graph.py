@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from tinycomp.dialects import arith, cf, func
 from tinycomp.ir import (
     Block,
     Builder,
@@ -21,7 +22,6 @@ from tinycomp.ir import (
     print_ir,
     verify,
 )
-from tinycomp.ir.dialects import arith, cf, func
 
 from .helpers import check_use_lists
 

@@ -16,6 +16,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tinycomp.dialects import arith, func
 from tinycomp.ir import (
     Builder,
     FunctionType,
@@ -28,7 +29,6 @@ from tinycomp.ir import (
     parse,
     print_ir,
 )
-from tinycomp.ir.dialects import arith, func
 
 from .helpers import GOLDEN_FILES
 from .mlir_opt import requires_mlir_opt, run_mlir_opt, strip_mlir_opt_output

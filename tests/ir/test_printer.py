@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tinycomp.dialects import arith, func
 from tinycomp.ir import (
     Block,
     Builder,
@@ -15,7 +16,6 @@ from tinycomp.ir import (
     parse,
     print_ir,
 )
-from tinycomp.ir.dialects import arith, func
 from tinycomp.ir.printer import print_op_summary
 
 

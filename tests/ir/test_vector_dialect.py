@@ -5,6 +5,12 @@ from __future__ import annotations
 import pytest
 
 from ir.mlir_opt import requires_mlir_opt, run_mlir_opt
+from tinycomp.dialects import vector
+from tinycomp.dialects.vector.reduction import (
+    COMBINING_KINDS,
+    combiner_op,
+    reduction_identity,
+)
 from tinycomp.ir import (
     Block,
     MemRefType,
@@ -21,12 +27,6 @@ from tinycomp.ir import (
     verify,
 )
 from tinycomp.ir.attributes import StridedLayoutAttr
-from tinycomp.ir.dialects import vector
-from tinycomp.ir.dialects.vector_reduction import (
-    COMBINING_KINDS,
-    combiner_op,
-    reduction_identity,
-)
 from tinycomp.ir.registry import registered_dialects
 
 SIGNATURE = (

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tinycomp.dialects import arith, func
 from tinycomp.ir import (
     Block,
     Builder,
@@ -16,7 +17,6 @@ from tinycomp.ir import (
     parse,
     verify,
 )
-from tinycomp.ir.dialects import arith, func
 
 
 def verify_error(text: str) -> VerifyError:

@@ -7,11 +7,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import tinycomp.ir.dialects.linalg  # noqa: F401  (the golden files use these dialects)
-import tinycomp.ir.dialects.math  # noqa: F401
-import tinycomp.ir.dialects.memref  # noqa: F401
-import tinycomp.ir.dialects.scf  # noqa: F401
-import tinycomp.ir.dialects.tensor  # noqa: F401
+import tinycomp.dialects.linalg  # noqa: F401  (the golden files use these dialects)
+import tinycomp.dialects.math  # noqa: F401
+import tinycomp.dialects.memref  # noqa: F401
+import tinycomp.dialects.scf  # noqa: F401
+import tinycomp.dialects.tensor  # noqa: F401
 from tinycomp.ir import (
     FloatType,
     IndexType,

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from tinycomp.dialects import arith, func
 from tinycomp.ir import Builder, FunctionType, ModuleOp, Value, f16, f32, i1, i32, index
-from tinycomp.ir.dialects import arith, func
 
 INT_TYPES = [i32, index]
 FLOAT_TYPES = [f32, f16]

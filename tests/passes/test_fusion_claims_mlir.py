@@ -32,9 +32,9 @@ from ir.mlir_opt import MLIR_OPT, requires_mlir_opt, run_mlir_opt
 
 import tinycomp
 from tinycomp.affine import parse_affine_map
+from tinycomp.dialects.linalg.generic import GenericOp
 from tinycomp.frontend import TensorSpec, attention, exp
 from tinycomp.ir import parse, print_ir
-from tinycomp.ir.dialects.linalg_generic import GenericOp
 from tinycomp.passes import FusionPass
 from tinycomp.passes.fusion import fuse_producer_into_consumer
 from tinycomp.rewrite import PatternRewriter, RewriteError

@@ -10,9 +10,9 @@ from interp import kernels
 from interp.helpers import rng_for
 from ir.mlir_opt import requires_mlir_opt, run_mlir_opt
 
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.interp import interpret
 from tinycomp.ir import parse
-from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.ir.verifier import verify
 from tinycomp.passes import PassManager
 from tinycomp.passes.linalg_to_loops import LinalgToLoopsPass

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tinycomp.dialects.arith import AddIOp
 from tinycomp.ir import parse, print_ir
-from tinycomp.ir.dialects.arith import AddIOp
 from tinycomp.passes import (
     CSEPass,
     DCEPass,

@@ -79,7 +79,7 @@ class AddToSub(RewritePattern):
     benefit = 5
 
     def match_and_rewrite(self, op, rewriter):
-        from tinycomp.ir.dialects.arith import SubIOp
+        from tinycomp.dialects.arith import SubIOp
 
         rewriter.replace_op_with_new(op, SubIOp.build(*op.operands))
         return True
@@ -236,7 +236,7 @@ func.func @f(%x: i32) -> (i32, i32) {
 
 
 def test_constants_in_registered_regions_move_to_the_function_top():
-    import tinycomp.ir.dialects.scf  # noqa: F401  (registers scf)
+    import tinycomp.dialects.scf  # noqa: F401  (registers scf)
 
     module = parse("""
 func.func @f(%x: i32, %c: i1) -> i32 {

@@ -6,6 +6,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from tinycomp.dialects.arith import CmpIOp, ConstantOp
 from tinycomp.ir import (
     Block,
     Builder,
@@ -26,7 +27,6 @@ from tinycomp.ir import (
     parse,
     to_numpy_dtype,
 )
-from tinycomp.ir.dialects.arith import CmpIOp, ConstantOp
 from tinycomp.rewrite import FOLDERS, apply_patterns_greedily, fold_op
 
 RNG = np.random.default_rng(20240601)
@@ -126,7 +126,7 @@ def test_ops_without_constant_operands_or_folders_are_left_alone():
 
 
 def test_math_ops_fold_through_the_interpreter_rules():
-    import tinycomp.ir.dialects.math  # noqa: F401  (registers math)
+    import tinycomp.dialects.math  # noqa: F401  (registers math)
 
     value = float(np.float32(abs(RNG.normal()) * 10))
     folded = folded_number(build_on_constants("math.sqrt", [value], f32))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from ir.helpers import check_use_lists
 
+from tinycomp.dialects.arith import AddIOp, ConstantOp, MulIOp
 from tinycomp.ir import verify
-from tinycomp.ir.dialects.arith import AddIOp, ConstantOp, MulIOp
 from tinycomp.ir.types import f32, i32
 from tinycomp.rewrite import PatternRewriter, RewriteError
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import tinycomp.ir.dialects.linalg  # noqa: F401  (registers linalg)
-import tinycomp.ir.dialects.memref  # noqa: F401  (registers memref)
-import tinycomp.ir.dialects.scf  # noqa: F401  (registers scf)
-import tinycomp.ir.dialects.tensor  # noqa: F401  (registers tensor)
+import tinycomp.dialects.linalg  # noqa: F401  (registers linalg)
+import tinycomp.dialects.memref  # noqa: F401  (registers memref)
+import tinycomp.dialects.scf  # noqa: F401  (registers scf)
+import tinycomp.dialects.tensor  # noqa: F401  (registers tensor)
 from tinycomp.ir import parse
 from tinycomp.rewrite import (
     constant_scalar,

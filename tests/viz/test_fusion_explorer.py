@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 import tinycomp
+from tinycomp.dialects.linalg.generic import GenericOp
 from tinycomp.frontend import TensorSpec, attention, layernorm, rmsnorm, softmax
 from tinycomp.interp import interpret
 from tinycomp.ir import parse
-from tinycomp.ir.dialects.linalg_generic import GenericOp
 from tinycomp.passes.fusion import why_not_fusable
 from tinycomp.perf import program_bytes
 from tinycomp.viz.fusion_explorer import KINDS, fusion_explorer, restricted_rule

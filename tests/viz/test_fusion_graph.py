@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import tinycomp
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.frontend import TensorSpec, attention, exp, gelu, layernorm, rmsnorm, softmax, tanh
 from tinycomp.interp import interpret
 from tinycomp.ir import ir_equal, parse, print_ir
-from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.passes import FusionPass
 from tinycomp.perf import program_bytes
 from tinycomp.viz import GraphError, Picture

@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.frontend import TensorSpec, maximum, nn, trace
 from tinycomp.ir import parse, parse_type, print_ir
-from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.passes import GeneralizePass
 from tinycomp.viz import GraphError, available_renderers
 from tinycomp.viz.kernel_graph import (

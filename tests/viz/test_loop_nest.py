@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.frontend import TensorSpec, exp, nn, trace
 from tinycomp.interp import interpret
 from tinycomp.ir import parse, to_numpy_dtype
-from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.viz.loop_nest import loop_nest
 
 ROW_MAX = """\

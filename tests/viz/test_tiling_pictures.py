@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir import parse
-from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.passes.tiling import tile_linalg_op
 from tinycomp.viz.tiling_pictures import PARTIAL, tile_view, tiling_picture
 

@@ -25,11 +25,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tinycomp.dialects.arith import ConstantOp
+from tinycomp.dialects.arith.compare import CmpFOp, SelectOp
 from tinycomp.frontend.elementwise import elementwise
 from tinycomp.frontend.tensor import Tensor, trace_error
 from tinycomp.ir import Builder
-from tinycomp.ir.dialects.arith import ConstantOp
-from tinycomp.ir.dialects.arith_compare import CmpFOp, SelectOp
 from tinycomp.ir.type_helpers import is_float
 from tinycomp.ir.types import Type, i1
 from tinycomp.ir.values import Value

@@ -44,11 +44,11 @@ tinycomp simplifies: dilations are always 1 and padding is symmetric per axis
 
 from __future__ import annotations
 
+from tinycomp.dialects.arith import ConstantOp
+from tinycomp.dialects.linalg.named import Conv2DNhwcHwcfOp, FillOp
+from tinycomp.dialects.tensor import EmptyOp
+from tinycomp.dialects.tensor.pad import PadOp
 from tinycomp.frontend.tensor import Tensor, trace_error
-from tinycomp.ir.dialects.arith import ConstantOp
-from tinycomp.ir.dialects.linalg_named import Conv2DNhwcHwcfOp, FillOp
-from tinycomp.ir.dialects.tensor import EmptyOp
-from tinycomp.ir.dialects.tensor_pad import PadOp
 from tinycomp.ir.type_helpers import is_float
 
 Pair = tuple[int, int]

@@ -37,9 +37,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from tinycomp.affine import AffineMap, const, dim
-from tinycomp.frontend.tensor import Tensor, trace_error
-from tinycomp.ir import Builder
-from tinycomp.ir.dialects.arith import (
+from tinycomp.dialects.arith import (
     AddFOp,
     AddIOp,
     ConstantOp,
@@ -53,9 +51,11 @@ from tinycomp.ir.dialects.arith import (
     SubFOp,
     SubIOp,
 )
-from tinycomp.ir.dialects.linalg_generic import GenericOp
-from tinycomp.ir.dialects.math import ExpOp, LogOp, RsqrtOp, SqrtOp, TanhOp
-from tinycomp.ir.dialects.tensor import EmptyOp
+from tinycomp.dialects.linalg.generic import GenericOp
+from tinycomp.dialects.math import ExpOp, LogOp, RsqrtOp, SqrtOp, TanhOp
+from tinycomp.dialects.tensor import EmptyOp
+from tinycomp.frontend.tensor import Tensor, trace_error
+from tinycomp.ir import Builder
 from tinycomp.ir.type_helpers import is_float, is_integer
 from tinycomp.ir.types import Type
 from tinycomp.ir.values import Value

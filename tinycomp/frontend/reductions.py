@@ -35,13 +35,13 @@ from collections.abc import Sequence
 import numpy as np
 
 from tinycomp.affine import AffineMap, const, dim
+from tinycomp.dialects.arith import AddFOp, AddIOp, ConstantOp, MaximumFOp, MaxSIOp
+from tinycomp.dialects.linalg.generic import GenericOp
+from tinycomp.dialects.linalg.named import BatchMatmulOp, FillOp, MatmulOp
+from tinycomp.dialects.tensor import EmptyOp
 from tinycomp.frontend.elementwise import divide
 from tinycomp.frontend.tensor import Tensor, trace_error
 from tinycomp.ir import Builder
-from tinycomp.ir.dialects.arith import AddFOp, AddIOp, ConstantOp, MaximumFOp, MaxSIOp
-from tinycomp.ir.dialects.linalg_generic import GenericOp
-from tinycomp.ir.dialects.linalg_named import BatchMatmulOp, FillOp, MatmulOp
-from tinycomp.ir.dialects.tensor import EmptyOp
 from tinycomp.ir.type_helpers import bitwidth, is_float
 from tinycomp.ir.types import Type
 from tinycomp.ir.values import Value

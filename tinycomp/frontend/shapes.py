@@ -27,10 +27,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from tinycomp.dialects.linalg.map_reduce import TransposeOp
+from tinycomp.dialects.tensor import EmptyOp
+from tinycomp.dialects.tensor.reshape import CollapseShapeOp, ExpandShapeOp
 from tinycomp.frontend.tensor import Tensor, trace_error
-from tinycomp.ir.dialects.linalg_map_reduce import TransposeOp
-from tinycomp.ir.dialects.tensor import EmptyOp
-from tinycomp.ir.dialects.tensor_reshape import CollapseShapeOp, ExpandShapeOp
 
 
 def transpose(x: Tensor, perm: Sequence[int] | None = None) -> Tensor:

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
+from tinycomp.dialects.func import FuncOp, ReturnOp
 from tinycomp.frontend.tensor import Tensor, TraceContext, TraceError, trace_error
 from tinycomp.ir import Builder, ModuleOp, TypeAttr
-from tinycomp.ir.dialects.func import FuncOp, ReturnOp
 from tinycomp.ir.types import FunctionType, RankedTensorType, Type, bf16, f16, f32, i1, i32, i64
 
 _DTYPES: dict[np.dtype, Type] = {

@@ -6,7 +6,8 @@ The pieces, in the order a reader meets them:
   ``tensor<4x?xf32>``, ``1.0 : f32``, ``dense<...>``), printed as MLIR prints it;
 * ``values``, ``operation``, ``block``, ``region``: the IR graph, with use lists;
 * ``builder``: creating ops (``b.insert(AddFOp.build(x, y))``);
-* ``dialects``: builtin, func, arith, cf op classes (``dialect.py`` explains how to write one);
+* ``builtin``: ``builtin.module``, the one op the core knows (the dialects live in
+  ``tinycomp.dialects``; ``dialect.py`` explains how to write one);
 * ``printer``/``parser``: text out and in, custom and generic form;
 * ``verifier``: structural rules, dominance, symbols;
 * ``equality``: ``ir_equal``, structural equality modulo SSA names.
@@ -22,7 +23,6 @@ The pieces, in the order a reader meets them:
 ['builtin.module', 'func.func', 'arith.mulf', 'arith.addf', 'func.return']
 """
 
-from tinycomp.ir import dialects
 from tinycomp.ir.attributes import (
     AffineMapAttr,
     ArrayAttr,
@@ -41,8 +41,8 @@ from tinycomp.ir.attributes import (
 )
 from tinycomp.ir.block import Block
 from tinycomp.ir.builder import Builder, InsertionPoint
+from tinycomp.ir.builtin import ModuleOp
 from tinycomp.ir.dense import DenseArrayAttr, DenseElementsAttr
-from tinycomp.ir.dialects.builtin import ModuleOp
 from tinycomp.ir.dominance import DominanceInfo
 from tinycomp.ir.equality import first_difference, ir_equal
 from tinycomp.ir.errors import ParseError, VerifyError
@@ -109,7 +109,7 @@ __all__ = [
     "Location", "Value", "OpResult", "BlockArgument", "Use", "Operation", "Block", "Region",
     "ModuleOp", "Builder", "InsertionPoint",
     # dialects and registry
-    "dialects", "Dialect", "register_dialect", "lookup_op_class", "SymbolTable",
+    "Dialect", "register_dialect", "lookup_op_class", "SymbolTable",
     "lookup_symbol",
     # text, checks, comparison
     "parse", "parse_type", "parse_attribute", "Parser", "ParseError", "print_ir", "Printer",

@@ -10,7 +10,7 @@ costs O(1) even in a block of 100k ops. ``block.ops`` hands out a fresh Python l
 it is always safe to mutate the block while looping over it.
 
 >>> from tinycomp.ir import Block, f32
->>> from tinycomp.ir.dialects.arith import AddFOp, MulFOp
+>>> from tinycomp.dialects.arith import AddFOp, MulFOp
 >>> block = Block([f32, f32])
 >>> a, b = block.arguments
 >>> add = block.append(AddFOp.build(a, b))

@@ -6,7 +6,7 @@ at the end of a block) and ``insert`` puts them there, in order. This is MLIR's
 ``OpBuilder``: ``b.insert(AddFOp.build(x, y))`` is ``b.create<AddFOp>(loc, x, y)``.
 
 >>> from tinycomp.ir import Block, Builder, InsertionPoint, f32
->>> from tinycomp.ir.dialects.arith import AddFOp, MulFOp
+>>> from tinycomp.dialects.arith import AddFOp, MulFOp
 >>> entry = Block([f32, f32])
 >>> a, c = entry.arguments
 >>> b = Builder.at_end(entry)

@@ -29,7 +29,7 @@ attributes, regions, successors)``, which works for every op, registered or not.
    text and returns a new op (see ``Printer`` and ``Parser`` for the pieces).
 
 Then list the class in the dialect's ``Dialect`` and call ``register_dialect`` at the
-bottom of the module. ``tinycomp/ir/dialects/arith_binary.py`` is a complete example.
+bottom of the module. ``tinycomp/dialects/arith/binary.py`` is a complete example.
 
 This module also holds small helpers shared by the dialects.
 """

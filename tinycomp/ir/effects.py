@@ -121,7 +121,7 @@ def memory_effects(op: Operation) -> list[MemoryEffect]:
     >>> [str(e) for e in memory_effects(m.body.first_op.entry_block.first_op)]
     ['read %a', 'write %b']
     """
-    from tinycomp.ir.dialects.linalg_base import StructuredOp
+    from tinycomp.dialects.linalg.base import StructuredOp
 
     if op.name in _ACCESS:
         memref = op.memref  # load/store ops name their buffer

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 from tinycomp.ir.attributes import Attribute, OpaqueAttr
 from tinycomp.ir.block import Block
-from tinycomp.ir.dialects.builtin import ModuleOp
+from tinycomp.ir.builtin import ModuleOp
 from tinycomp.ir.lexer import Token, decode_string
 from tinycomp.ir.location import DEFAULT_FILE
 from tinycomp.ir.operation import Operation

@@ -41,7 +41,7 @@ from contextlib import contextmanager
 from tinycomp.ir.aliases import add_aliases
 from tinycomp.ir.attributes import Attribute, format_attr_dict, format_symbol_name
 from tinycomp.ir.block import Block
-from tinycomp.ir.dialects.builtin import ModuleOp
+from tinycomp.ir.builtin import ModuleOp
 from tinycomp.ir.errors import VerifyError
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation

@@ -1,7 +1,7 @@
 """The op registry: which Python class implements which op name.
 
 The parser reads an op name and asks ``lookup_op_class`` for its class; the printer
-asks the op itself. A dialect module (``tinycomp/ir/dialects/arith.py``) lists its op
+asks the op itself. A dialect module (``tinycomp/dialects/arith/__init__.py``) lists its op
 classes in a ``Dialect`` and calls ``register_dialect`` once, at import time. Names no
 dialect registered still parse and print (generically) as plain ``Operation``s, so
 tinycomp can carry IR it does not understand, as ``mlir-opt --allow-unregistered-dialect``

@@ -76,7 +76,7 @@ class Value:
         """Make every user read ``new`` instead of this value.
 
         >>> from tinycomp.ir import Block, f32
-        >>> from tinycomp.ir.dialects.arith import AddFOp
+        >>> from tinycomp.dialects.arith import AddFOp
         >>> block = Block([f32, f32])
         >>> a, b = block.arguments
         >>> add = AddFOp.build(a, a)

@@ -106,7 +106,7 @@ def cse_key(op: Operation) -> Hashable | None:
     not be merged (step 3b). Reads get a key too (step 4 decides when to use it).
 
     >>> from tinycomp.ir import Block, i32
-    >>> from tinycomp.ir.dialects.arith import AddIOp
+    >>> from tinycomp.dialects.arith import AddIOp
     >>> a, b = Block([i32, i32]).arguments
     >>> cse_key(AddIOp.build(a, b)) == cse_key(AddIOp.build(b, a))
     True

@@ -65,11 +65,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import tinycomp.ir.dialects.linalg  # noqa: F401  (registers the linalg op classes)
+import tinycomp.dialects.linalg  # noqa: F401  (registers the linalg op classes)
 from tinycomp.affine import AffineMap
+from tinycomp.dialects.linalg.generic import GenericOp, IndexOp
 from tinycomp.ir import RankedTensorType
 from tinycomp.ir.builder import InsertionPoint
-from tinycomp.ir.dialects.linalg_generic import GenericOp, IndexOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.type_helpers import byte_size

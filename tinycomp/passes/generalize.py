@@ -37,8 +37,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import tinycomp.ir.dialects.linalg  # noqa: F401  (registers the linalg op classes)
-from tinycomp.ir.dialects.linalg_base import StructuredOp
+import tinycomp.dialects.linalg  # noqa: F401  (registers the linalg op classes)
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir.operation import Operation
 from tinycomp.passes.pass_base import PatternPass
 from tinycomp.passes.registry import register_pass

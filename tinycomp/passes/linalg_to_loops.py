@@ -78,13 +78,13 @@ from tinycomp.affine import (
     AffineExpr,
     AffineMap,
 )
+from tinycomp.dialects.affine.apply import AffineApplyOp
+from tinycomp.dialects.arith import ConstantOp
+from tinycomp.dialects.linalg.base import StructuredOp
+from tinycomp.dialects.linalg.generic import GenericOp, IndexOp
+from tinycomp.dialects.memref.access import DimOp, LoadOp, StoreOp
+from tinycomp.dialects.scf.for_op import ForOp
 from tinycomp.ir.builder import Builder
-from tinycomp.ir.dialects.affine_apply import AffineApplyOp
-from tinycomp.ir.dialects.arith import ConstantOp
-from tinycomp.ir.dialects.linalg_base import StructuredOp
-from tinycomp.ir.dialects.linalg_generic import GenericOp, IndexOp
-from tinycomp.ir.dialects.memref_access import DimOp, LoadOp, StoreOp
-from tinycomp.ir.dialects.scf_for import ForOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import DYNAMIC, MemRefType, index
 from tinycomp.ir.values import Value

@@ -82,7 +82,7 @@ loop                  trip count  decision
 
 from __future__ import annotations
 
-from tinycomp.ir.dialects.scf_for import ForOp
+from tinycomp.dialects.scf.for_op import ForOp
 from tinycomp.ir.operation import Operation
 from tinycomp.passes.errors import PassError
 from tinycomp.passes.pass_base import Pass

@@ -45,8 +45,8 @@ from __future__ import annotations
 
 from tinycomp.affine import AffineDimExpr, AffineSymbolExpr
 from tinycomp.affine.simplify import linearize
-from tinycomp.ir.dialects.scf_for import ForOp
-from tinycomp.ir.dialects.scf_syntax import constant_int
+from tinycomp.dialects.common.region_syntax import constant_int
+from tinycomp.dialects.scf.for_op import ForOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.values import BlockArgument, Value
 

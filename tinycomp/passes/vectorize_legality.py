@@ -40,9 +40,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tinycomp.ir.dialects.scf_for import ForOp
-from tinycomp.ir.dialects.scf_syntax import constant_int
-from tinycomp.ir.dialects.vector_memory import innermost_stride
+from tinycomp.dialects.common.region_syntax import constant_int
+from tinycomp.dialects.scf.for_op import ForOp
+from tinycomp.dialects.vector.memory import innermost_stride
 from tinycomp.ir.effects import may_alias, underlying_buffer
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.type_helpers import strides_and_offset

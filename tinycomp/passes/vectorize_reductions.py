@@ -44,9 +44,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tinycomp.ir.dialects.scf_for import ForOp
-from tinycomp.ir.dialects.scf_syntax import constant_int
-from tinycomp.ir.dialects.vector_reduction import combiner_op, kind_of_combiner
+from tinycomp.dialects.common.region_syntax import constant_int
+from tinycomp.dialects.scf.for_op import ForOp
+from tinycomp.dialects.vector.reduction import combiner_op, kind_of_combiner
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import FloatType, IntegerType
 from tinycomp.ir.values import Value

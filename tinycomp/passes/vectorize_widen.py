@@ -39,22 +39,22 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from tinycomp.ir.attributes import UnitAttr
-from tinycomp.ir.builder import Builder, InsertionPoint
-from tinycomp.ir.dialects.arith import (
+from tinycomp.dialects.arith import (
     AddFOp,
     ConstantOp,
     MaxSIOp,
     RemSIOp,
     SubIOp,
 )
-from tinycomp.ir.dialects.memref_access import LoadOp as ScalarLoadOp
-from tinycomp.ir.dialects.memref_access import StoreOp as ScalarStoreOp
-from tinycomp.ir.dialects.scf_control import YieldOp
-from tinycomp.ir.dialects.scf_for import ForOp
-from tinycomp.ir.dialects.scf_syntax import constant_int
-from tinycomp.ir.dialects.vector import BroadcastOp, FMAOp, LoadOp, ReductionOp, StoreOp
-from tinycomp.ir.dialects.vector_reduction import reduction_identity
+from tinycomp.dialects.common.region_syntax import constant_int
+from tinycomp.dialects.memref.access import LoadOp as ScalarLoadOp
+from tinycomp.dialects.memref.access import StoreOp as ScalarStoreOp
+from tinycomp.dialects.scf.control import YieldOp
+from tinycomp.dialects.scf.for_op import ForOp
+from tinycomp.dialects.vector import BroadcastOp, FMAOp, LoadOp, ReductionOp, StoreOp
+from tinycomp.dialects.vector.reduction import reduction_identity
+from tinycomp.ir.attributes import UnitAttr
+from tinycomp.ir.builder import Builder, InsertionPoint
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.type_helpers import to_numpy_dtype
 from tinycomp.ir.types import VectorType, index

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import math
 
-from tinycomp.ir.dialects.arith import ConstantOp
-from tinycomp.ir.dialects.arith_cast import CastOp
-from tinycomp.ir.dialects.linalg_base import StructuredOp
+from tinycomp.dialects.arith import ConstantOp
+from tinycomp.dialects.arith.cast import CastOp
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.type_helpers import bitwidth, element_type

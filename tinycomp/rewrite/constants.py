@@ -22,10 +22,10 @@ of the function, the most recently hoisted first.
 
 from __future__ import annotations
 
+from tinycomp.dialects.arith import ConstantOp
 from tinycomp.ir.attributes import Attribute, BoolAttr, FloatAttr, IntegerAttr
 from tinycomp.ir.block import Block
 from tinycomp.ir.dense import DenseElementsAttr
-from tinycomp.ir.dialects.arith import ConstantOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import Type

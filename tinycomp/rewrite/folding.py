@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from tinycomp.dialects.arith.binary import BINARY_OPS
+from tinycomp.dialects.arith.cast import CAST_OPS
+from tinycomp.dialects.arith.compare import COMPARE_OPS
 from tinycomp.ir.attributes import Attribute
-from tinycomp.ir.dialects.arith_binary import BINARY_OPS
-from tinycomp.ir.dialects.arith_cast import CAST_OPS
-from tinycomp.ir.dialects.arith_compare import COMPARE_OPS
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.values import Value
 from tinycomp.rewrite.constant_eval import evaluate_on_constants

@@ -22,7 +22,7 @@ rewriter call                             what it tells the listener
 ========================================  ===================================================
 
 >>> from tinycomp.ir import parse
->>> from tinycomp.ir.dialects.arith import AddIOp
+>>> from tinycomp.dialects.arith import AddIOp
 >>> m = parse('''
 ... func.func @f(%x: i32) -> i32 {
 ...   %0 = arith.muli %x, %x : i32

@@ -147,7 +147,7 @@ def is_commutative(op: Operation) -> bool:
     """True for binary ops listed in ``COMMUTATIVE_OPS``.
 
     >>> from tinycomp.ir import Block, i32
-    >>> from tinycomp.ir.dialects.arith import AddIOp, SubIOp
+    >>> from tinycomp.dialects.arith import AddIOp, SubIOp
     >>> a, b = Block([i32, i32]).arguments
     >>> is_commutative(AddIOp.build(a, b)), is_commutative(SubIOp.build(a, b))
     (True, False)

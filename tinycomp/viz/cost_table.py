@@ -21,7 +21,7 @@ import html
 import math
 from dataclasses import dataclass
 
-from tinycomp.ir.dialects.linalg_base import StructuredOp
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.printer import naming_root

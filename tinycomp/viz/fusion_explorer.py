@@ -47,8 +47,8 @@ from dataclasses import dataclass
 
 import ipywidgets
 
+from tinycomp.dialects.linalg.generic import GenericOp
 from tinycomp.ir import parse
-from tinycomp.ir.dialects.linalg_generic import GenericOp
 from tinycomp.ir.operation import Operation
 from tinycomp.passes.fusion import why_not_fusable
 from tinycomp.perf.kernel_cost import program_bytes

@@ -22,8 +22,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from tinycomp.affine import AffineDimExpr, AffineMap, dim
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir.attributes import AffineMapAttr, ArrayAttr
-from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.printer import naming_root

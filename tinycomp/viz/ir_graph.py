@@ -53,7 +53,7 @@ graph "def-use of @axpy" (6 nodes, 5 edges, 1 cluster)
 from __future__ import annotations
 
 from tinycomp.ir.block import Block
-from tinycomp.ir.dialects.builtin import ModuleOp
+from tinycomp.ir.builtin import ModuleOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.printer import naming_root

@@ -57,7 +57,7 @@ graph "kernels of @main: 3 linalg ops" (8 nodes, 8 edges)
 
 from __future__ import annotations
 
-from tinycomp.ir.dialects.linalg_base import StructuredOp
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.printer import naming_root

@@ -48,9 +48,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tinycomp.affine import AffineMap
-from tinycomp.ir.dialects.arith_cast import CastOp
-from tinycomp.ir.dialects.arith_compare import CompareOp
-from tinycomp.ir.dialects.linalg_base import StructuredOp
+from tinycomp.dialects.arith.cast import CastOp
+from tinycomp.dialects.arith.compare import CompareOp
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.printer import naming_root

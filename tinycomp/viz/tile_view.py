@@ -38,9 +38,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tinycomp.affine import AffineDimExpr
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir.block import Block
 from tinycomp.ir.builder import Builder
-from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.printer import naming_root

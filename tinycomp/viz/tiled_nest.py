@@ -51,13 +51,13 @@ from __future__ import annotations
 
 import re
 
+from tinycomp.dialects.affine.apply import AffineApplyOp, AffineMinOp
+from tinycomp.dialects.arith import ConstantOp
+from tinycomp.dialects.func import FuncOp
+from tinycomp.dialects.linalg.base import StructuredOp
+from tinycomp.dialects.scf.for_op import ForOp
+from tinycomp.dialects.tensor.slices import ExtractSliceOp, InsertSliceOp
 from tinycomp.ir.attributes import StringAttr
-from tinycomp.ir.dialects.affine_apply import AffineApplyOp, AffineMinOp
-from tinycomp.ir.dialects.arith import ConstantOp
-from tinycomp.ir.dialects.func import FuncOp
-from tinycomp.ir.dialects.linalg_base import StructuredOp
-from tinycomp.ir.dialects.scf_for import ForOp
-from tinycomp.ir.dialects.tensor_slice import ExtractSliceOp, InsertSliceOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.values import Value

@@ -10,8 +10,8 @@ expected verdict as a plain assert; the ``mlir`` test checks that mlir-opt agree
 from __future__ import annotations
 
 import pytest
-
 from ir.mlir_opt import MlirOptError, requires_mlir_opt, run_mlir_opt
+
 from tinycomp.ir import VerifyError, parse
 
 from .roundtrip import in_function

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tinycomp.affine import AffineMap, IntegerSet, d, parse_affine_map, s
+from tinycomp.dialects import affine, func
+from tinycomp.dialects.affine.operands import is_valid_dim, is_valid_symbol
 from tinycomp.ir import (
     AffineMapAttr,
     Block,
@@ -22,8 +24,6 @@ from tinycomp.ir import (
     parse,
     print_ir,
 )
-from tinycomp.ir.dialects import affine_ops, func
-from tinycomp.ir.dialects.affine_operands import is_valid_dim, is_valid_symbol
 
 from .roundtrip import assert_round_trip, assert_verify_error, first_op_named, in_function
 
@@ -149,22 +149,20 @@ def test_builders_make_the_same_ir_as_the_parser():
     function = func.FuncOp.build("f", FunctionType([memref_type, index, index, f32], []))
     A, n, m, x = function.arguments
     b = Builder.at_end(function.entry_block)
-    outer = b.insert(affine_ops.AffineForOp.build(0, n, step=2))
+    outer = b.insert(affine.AffineForOp.build(0, n, step=2))
     with b.at(b.insertion_point.before(outer.body.terminator)):
         i = outer.induction_var
-        inner = b.insert(
-            affine_ops.AffineForOp.build((AffineMap(1, 0, (d(0),)), [i]), 16, inits=[x])
-        )
+        inner = b.insert(affine.AffineForOp.build((AffineMap(1, 0, (d(0),)), [i]), 16, inits=[x]))
     with b.at(b.insertion_point.at_end(inner.body)):
         j = inner.induction_var
         subscripts = parse_affine_map("(d0, d1)[s0] -> (d0 + s0, d1)")
-        load = b.insert(affine_ops.AffineLoadOp.build(A, subscripts, [i, j, m]))
-        b.insert(affine_ops.AffineYieldOp.build([load.result]))
+        load = b.insert(affine.AffineLoadOp.build(A, subscripts, [i, j, m]))
+        b.insert(affine.AffineYieldOp.build([load.result]))
     condition = IntegerSet(1, 0, (d(0) - 4,), (False,))
-    branch = b.insert(affine_ops.AffineIfOp.build(condition, [n]))
+    branch = b.insert(affine.AffineIfOp.build(condition, [n]))
     with b.at(b.insertion_point.before(branch.then_block.terminator)):
-        b.insert(affine_ops.AffineStoreOp.build(x, A, AffineMap(0, 1, (s(0), 0)), [m]))
-    b.insert(affine_ops.AffineApplyOp.build(AffineMap(1, 0, (d(0) * 4,)), [n]))
+        b.insert(affine.AffineStoreOp.build(x, A, AffineMap(0, 1, (s(0), 0)), [m]))
+    b.insert(affine.AffineApplyOp.build(AffineMap(1, 0, (d(0) * 4,)), [n]))
     b.insert(func.ReturnOp.build())
     built = ModuleOp.build([function])
     built.verify()
@@ -186,8 +184,8 @@ def test_builders_make_the_same_ir_as_the_parser():
 def test_min_max_apply_builders():
     i, n = Block([index, index]).arguments
     two = parse_affine_map("(d0)[s0] -> (32, s0 - d0)")
-    assert affine_ops.AffineMinOp.build(two, [i, n]).map == two
-    assert affine_ops.AffineMaxOp.build(two, [i, n]).result.type == index
+    assert affine.AffineMinOp.build(two, [i, n]).map == two
+    assert affine.AffineMaxOp.build(two, [i, n]).result.type == index
 
 
 VERIFY_CASES = [

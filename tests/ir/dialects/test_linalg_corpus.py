@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from tinycomp.dialects.linalg import LINALG
+from tinycomp.dialects.tensor import TENSOR
 from tinycomp.ir import parse, print_ir
-from tinycomp.ir.dialects.linalg import LINALG
-from tinycomp.ir.dialects.tensor import TENSOR
 
 from ..mlir_opt import requires_mlir_opt, run_mlir_opt, strip_mlir_opt_output
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
+from tinycomp.dialects.linalg import GenericOp, StructuredOp
 from tinycomp.ir import Builder, ModuleOp, first_difference, parse, print_ir
-from tinycomp.ir.dialects.linalg import GenericOp, StructuredOp
 
 from ..mlir_opt import requires_mlir_opt, run_mlir_opt
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tinycomp.affine import AffineMap, dim
+from tinycomp.dialects import arith, func
+from tinycomp.dialects.linalg import GenericOp, IndexOp, StructuredOp, YieldOp
 from tinycomp.ir import (
     Builder,
     FunctionType,
@@ -20,8 +22,6 @@ from tinycomp.ir import (
     print_ir,
     verify,
 )
-from tinycomp.ir.dialects import arith, func
-from tinycomp.ir.dialects.linalg import GenericOp, IndexOp, StructuredOp, YieldOp
 
 MATMUL = """
 #lhs = affine_map<(m, n, k) -> (m, k)>

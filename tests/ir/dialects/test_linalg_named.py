@@ -5,6 +5,19 @@ from __future__ import annotations
 import pytest
 
 from tinycomp.affine import AffineMap, dim
+from tinycomp.dialects import arith, func
+from tinycomp.dialects.linalg import (
+    BroadcastOp,
+    Conv2DNhwcHwcfOp,
+    FillOp,
+    MapOp,
+    MatmulOp,
+    ReduceOp,
+    StructuredOp,
+    TransposeOp,
+    conv_output_size,
+)
+from tinycomp.dialects.tensor import EmptyOp
 from tinycomp.ir import (
     Builder,
     DenseArrayAttr,
@@ -21,19 +34,6 @@ from tinycomp.ir import (
     print_ir,
     verify,
 )
-from tinycomp.ir.dialects import arith, func
-from tinycomp.ir.dialects.linalg import (
-    BroadcastOp,
-    Conv2DNhwcHwcfOp,
-    FillOp,
-    MapOp,
-    MatmulOp,
-    ReduceOp,
-    StructuredOp,
-    TransposeOp,
-    conv_output_size,
-)
-from tinycomp.ir.dialects.tensor import EmptyOp
 
 # One line per op, as mlir-opt-22 prints it (the body of a function with arguments
 # named by FUNCTION below); each must round-trip byte for byte.

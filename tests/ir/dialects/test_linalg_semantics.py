@@ -15,9 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinycomp.ir import FunctionType, RankedTensorType, f16, f32, i8, i32, parse
-from tinycomp.ir.dialects import arith, func
-from tinycomp.ir.dialects.linalg import (
+from tinycomp.dialects import arith, func
+from tinycomp.dialects.linalg import (
     BatchMatmulOp,
     BroadcastOp,
     Conv2DNhwcHwcfOp,
@@ -28,6 +27,7 @@ from tinycomp.ir.dialects.linalg import (
     StructuredOp,
     TransposeOp,
 )
+from tinycomp.ir import FunctionType, RankedTensorType, f16, f32, i8, i32, parse
 from tinycomp.ir.type_helpers import to_numpy_dtype
 
 _BINARY = {

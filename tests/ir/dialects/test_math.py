@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from tinycomp.dialects import math
+from tinycomp.dialects.arith.binary import FloatBinaryOp, FloatUnaryOp
 from tinycomp.ir import Block, OpaqueAttr, VectorType, f32, i32, ir_equal, parse, print_ir
-from tinycomp.ir.dialects import math
-from tinycomp.ir.dialects.arith_binary import FloatBinaryOp, FloatUnaryOp
 
 from .roundtrip import assert_round_trip, assert_verify_error, first_op_named, in_function
 
@@ -77,8 +77,8 @@ def test_builders_infer_result_types_and_flags():
 
 
 def test_ops_built_with_the_builder_equal_parsed_ones():
+    from tinycomp.dialects import func
     from tinycomp.ir import Builder, FunctionType, ModuleOp
-    from tinycomp.ir.dialects import func
 
     function = func.FuncOp.build("f", FunctionType([f32, f32], [f32]))
     b = Builder.at_end(function.entry_block)

@@ -7,6 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tinycomp.dialects import memref
+from tinycomp.dialects.memref.index_list import DYNAMIC_INDEX
+from tinycomp.dialects.memref.layout import collapsed_type, expanded_type, subview_type
 from tinycomp.ir import (
     DYNAMIC,
     Block,
@@ -24,9 +27,6 @@ from tinycomp.ir import (
     print_ir,
     strides_and_offset,
 )
-from tinycomp.ir.dialects import memref
-from tinycomp.ir.dialects.memref_index_list import DYNAMIC_INDEX
-from tinycomp.ir.dialects.memref_layout import collapsed_type, expanded_type, subview_type
 
 from .roundtrip import assert_round_trip, assert_verify_error, first_op_named, in_function
 

@@ -6,18 +6,19 @@ from __future__ import annotations
 
 import pytest
 
-from tinycomp.ir import Block, RankedTensorType, VerifyError, f32, index, parse, verify
-from tinycomp.ir.dialects import memref_index_list, tensor_indices
-from tinycomp.ir.dialects.memref import ReinterpretCastOp, SubViewOp
-from tinycomp.ir.dialects.mixed_indices import (
+from tinycomp.dialects.common.mixed_indices import (
     DYNAMIC_INDEX,
     MixedIndex,
     join_mixed,
     split_mixed,
     static_shape,
 )
-from tinycomp.ir.dialects.offsets_sizes_strides import OffsetsSizesStridesOp
-from tinycomp.ir.dialects.tensor import ExtractSliceOp, InsertSliceOp
+from tinycomp.dialects.common.offsets_sizes_strides import OffsetsSizesStridesOp
+from tinycomp.dialects.memref import ReinterpretCastOp, SubViewOp
+from tinycomp.dialects.memref import index_list as memref_index_list
+from tinycomp.dialects.tensor import ExtractSliceOp, InsertSliceOp
+from tinycomp.dialects.tensor import indices as tensor_indices
+from tinycomp.ir import Block, RankedTensorType, VerifyError, f32, index, parse, verify
 
 from ..mlir_opt import MlirOptError, requires_mlir_opt, run_mlir_opt
 

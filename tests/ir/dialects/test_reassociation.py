@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from tinycomp.dialects import memref, tensor
+from tinycomp.dialects.common.reassociation import ReassociativeReshapeOp, reshape_shape_problem
+from tinycomp.dialects.memref.layout import reshape_shape_problem as old_home
 from tinycomp.ir import VerifyError, parse, verify
-from tinycomp.ir.dialects import memref, tensor
-from tinycomp.ir.dialects.memref_layout import reshape_shape_problem as old_home
-from tinycomp.ir.dialects.reassociation import ReassociativeReshapeOp, reshape_shape_problem
 
 from ..mlir_opt import MlirOptError, requires_mlir_opt, run_mlir_opt
 

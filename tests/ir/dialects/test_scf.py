@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from tinycomp.dialects import arith, func, scf
 from tinycomp.ir import (
     Block,
     Builder,
@@ -18,7 +19,6 @@ from tinycomp.ir import (
     parse,
     print_ir,
 )
-from tinycomp.ir.dialects import arith, func, scf
 
 from .roundtrip import assert_round_trip, assert_verify_error, first_op_named, in_function
 

@@ -6,6 +6,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tinycomp.dialects import arith, func
+from tinycomp.dialects.tensor import (
+    CastOp,
+    CollapseShapeOp,
+    DimOp,
+    EmptyOp,
+    ExpandShapeOp,
+    ExtractOp,
+    ExtractSliceOp,
+    GenerateOp,
+    InsertOp,
+    InsertSliceOp,
+    PadOp,
+)
+from tinycomp.dialects.tensor.indices import DYNAMIC_INDEX, is_rank_reduction
 from tinycomp.ir import (
     DYNAMIC,
     Builder,
@@ -20,21 +35,6 @@ from tinycomp.ir import (
     print_ir,
     verify,
 )
-from tinycomp.ir.dialects import arith, func
-from tinycomp.ir.dialects.tensor import (
-    CastOp,
-    CollapseShapeOp,
-    DimOp,
-    EmptyOp,
-    ExpandShapeOp,
-    ExtractOp,
-    ExtractSliceOp,
-    GenerateOp,
-    InsertOp,
-    InsertSliceOp,
-    PadOp,
-)
-from tinycomp.ir.dialects.tensor_indices import DYNAMIC_INDEX, is_rank_reduction
 
 from ..mlir_opt import requires_mlir_opt, run_mlir_opt
 

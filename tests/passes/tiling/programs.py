@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import ml_dtypes
 import numpy as np
 
-import tinycomp.ir.dialects.linalg  # noqa: F401  (the texts use these dialects)
-import tinycomp.ir.dialects.math  # noqa: F401
-import tinycomp.ir.dialects.scf  # noqa: F401
-import tinycomp.ir.dialects.tensor  # noqa: F401
+import tinycomp.dialects.linalg  # noqa: F401  (the texts use these dialects)
+import tinycomp.dialects.math  # noqa: F401
+import tinycomp.dialects.scf  # noqa: F401
+import tinycomp.dialects.tensor  # noqa: F401
 from tinycomp.frontend import exp, layernorm, softmax, tanh, trace, transpose
 from tinycomp.frontend import max as reduce_max
 from tinycomp.frontend import sum as reduce_sum

@@ -16,8 +16,8 @@ import subprocess
 import pytest
 from ir.mlir_opt import requires_mlir_opt, run_mlir_opt
 
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir import parse
-from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.passes.tiling import TileAndFusePass, tile_linalg_op, tile_reduction_with_partials
 
 pytestmark = [pytest.mark.mlir, requires_mlir_opt]

@@ -46,9 +46,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tinycomp.affine import AffineMap, dim
+from tinycomp.dialects.linalg.generic import GenericOp, IndexOp
+from tinycomp.dialects.linalg.syntax import iterator_types_attr
 from tinycomp.ir.attributes import AffineMapAttr, ArrayAttr, IntegerAttr
-from tinycomp.ir.dialects.linalg_generic import GenericOp, IndexOp
-from tinycomp.ir.dialects.linalg_syntax import iterator_types_attr
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import i64
 from tinycomp.passes.errors import PassError

@@ -53,7 +53,7 @@ from __future__ import annotations
 from tinycomp.codegen.llvm.emit_arith import fastmath_flags, result_name
 from tinycomp.codegen.llvm.registry import FunctionEmitter, register_emitter
 from tinycomp.codegen.llvm.types import element_size, float_literal, intrinsic_suffix
-from tinycomp.ir.dialects.mixed_indices import DYNAMIC_INDEX
+from tinycomp.dialects.common.mixed_indices import DYNAMIC_INDEX
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import FloatType, VectorType
 

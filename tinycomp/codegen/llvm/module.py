@@ -62,7 +62,7 @@ def with_locations(module: Operation) -> tuple[Operation, str]:
     returned text.
 
     >>> from tinycomp.ir import Block, ModuleOp
-    >>> from tinycomp.ir.dialects.func import FuncOp, ReturnOp
+    >>> from tinycomp.dialects.func import FuncOp, ReturnOp
     >>> from tinycomp.ir.types import FunctionType
     >>> func = FuncOp.build("f", FunctionType((), ()))
     >>> _ = func.entry_block.append(ReturnOp.build())
@@ -101,7 +101,7 @@ def located(llvm_module: LLVMModule) -> LLVMModule:
     5): the same text line for line, but every line's op knows where it is.
 
     >>> from tinycomp.ir import Block, ModuleOp
-    >>> from tinycomp.ir.dialects.func import FuncOp, ReturnOp
+    >>> from tinycomp.dialects.func import FuncOp, ReturnOp
     >>> from tinycomp.ir.types import FunctionType
     >>> func = FuncOp.build("f", FunctionType((), ()))
     >>> _ = func.entry_block.append(ReturnOp.build())

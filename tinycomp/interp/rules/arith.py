@@ -38,13 +38,13 @@ from typing import Any
 
 import numpy as np
 
+from tinycomp.dialects.arith.compare import CMPF_PREDICATES
 from tinycomp.interp.errors import op_error
 from tinycomp.interp.numerics import as_value, dtype_of, round_float, wrap_int
 from tinycomp.interp.rules.arith_cast import CAST_RULES
 from tinycomp.interp.rules.arith_int import INT_RULES
 from tinycomp.ir.attributes import BoolAttr, FloatAttr, IntegerAttr
 from tinycomp.ir.dense import DenseElementsAttr
-from tinycomp.ir.dialects.arith_compare import CMPF_PREDICATES
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.type_helpers import bitwidth, element_type
 

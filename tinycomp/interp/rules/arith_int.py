@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from tinycomp.dialects.arith.compare import CMPI_PREDICATES
 from tinycomp.interp.errors import format_index, op_error
 from tinycomp.interp.numerics import (
     as_value,
@@ -43,7 +44,6 @@ from tinycomp.interp.numerics import (
     unsigned,
     wrap_int,
 )
-from tinycomp.ir.dialects.arith_compare import CMPI_PREDICATES
 from tinycomp.ir.operation import Operation
 
 

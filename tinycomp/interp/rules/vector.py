@@ -47,14 +47,14 @@ from typing import Any
 
 import numpy as np
 
+from tinycomp.dialects.common.mixed_indices import DYNAMIC_INDEX
+from tinycomp.dialects.vector.reduction import combiner_op
 from tinycomp.interp.errors import describe_value, format_shape, op_error
 from tinycomp.interp.memory import MemRefValue, check_live, check_writable
 from tinycomp.interp.numerics import as_value, dtype_of, round_float
 from tinycomp.interp.rules.arith import RULES as ARITH_RULES
 from tinycomp.interp.rules.common import int_list
 from tinycomp.interp.rules.math import FLOAT_FUNCTIONS
-from tinycomp.ir.dialects.mixed_indices import DYNAMIC_INDEX
-from tinycomp.ir.dialects.vector_reduction import combiner_op
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import VectorType
 

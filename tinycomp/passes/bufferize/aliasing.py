@@ -50,7 +50,7 @@ view) never conflicts with a write, and copying it copies nothing.
 
 from __future__ import annotations
 
-from tinycomp.ir.dialects.linalg_base import StructuredOp
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import RankedTensorType
 from tinycomp.ir.values import Value

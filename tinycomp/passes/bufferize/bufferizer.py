@@ -43,10 +43,10 @@ func.func @f(%t: memref<8xf32>, %i: index) -> f32 {
 
 from __future__ import annotations
 
+from tinycomp.dialects.linalg.base import StructuredOp
+from tinycomp.dialects.memref.access import CopyOp
 from tinycomp.ir.attributes import TypeAttr
 from tinycomp.ir.block import Block
-from tinycomp.ir.dialects.linalg_base import StructuredOp
-from tinycomp.ir.dialects.memref_access import CopyOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import FunctionType, RankedTensorType
 from tinycomp.ir.values import Value

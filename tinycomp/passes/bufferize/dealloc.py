@@ -38,8 +38,8 @@ func.func @f(%v: f32, %out: memref<4xf32>) {
 
 from __future__ import annotations
 
+from tinycomp.dialects.memref.alloc import DeallocOp
 from tinycomp.ir.builder import InsertionPoint
-from tinycomp.ir.dialects.memref_alloc import DeallocOp
 from tinycomp.ir.operation import Operation
 from tinycomp.passes.bufferize.liveness import buffer_liveness
 from tinycomp.passes.bufferize.report import BufferizationReport

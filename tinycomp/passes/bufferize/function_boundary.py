@@ -37,10 +37,10 @@ func.func @f(%x: memref<4xf32>, %arg0: memref<4xf32> {bufferize.result}, %arg1: 
 
 from __future__ import annotations
 
+from tinycomp.dialects.func import ReturnOp
+from tinycomp.dialects.memref.access import CopyOp
 from tinycomp.ir.attributes import ArrayAttr, DictionaryAttr, TypeAttr, UnitAttr
 from tinycomp.ir.builder import InsertionPoint
-from tinycomp.ir.dialects.func import ReturnOp
-from tinycomp.ir.dialects.memref_access import CopyOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import FunctionType, MemRefType
 from tinycomp.ir.values import Value

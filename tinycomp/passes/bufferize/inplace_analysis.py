@@ -73,7 +73,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tinycomp.ir.dialects.linalg_base import StructuredOp
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.values import Use, Value

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tinycomp.ir.dialects.linalg_base import StructuredOp
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir.effects import MEMREF_VIEW_OPS, has_unknown_effects
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.values import Value

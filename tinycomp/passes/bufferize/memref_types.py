@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tinycomp.dialects.arith import ConstantOp
+from tinycomp.dialects.memref.access import DimOp
+from tinycomp.dialects.memref.alloc import AllocOp
+from tinycomp.dialects.memref.layout import subview_type
 from tinycomp.ir.attributes import StridedLayoutAttr
 from tinycomp.ir.builder import Builder
-from tinycomp.ir.dialects.arith import ConstantOp
-from tinycomp.ir.dialects.memref_access import DimOp
-from tinycomp.ir.dialects.memref_alloc import AllocOp
-from tinycomp.ir.dialects.memref_layout import subview_type
 from tinycomp.ir.type_helpers import byte_size, strides_and_offset
 from tinycomp.ir.types import DYNAMIC, MemRefType, RankedTensorType, Shape, ShapedType, index
 from tinycomp.ir.values import Value

@@ -72,7 +72,7 @@ module {
 
 from __future__ import annotations
 
-from tinycomp.ir.dialects.func import FuncOp
+from tinycomp.dialects.func import FuncOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import RankedTensorType
 from tinycomp.passes.bufferize.bufferizer import Bufferizer

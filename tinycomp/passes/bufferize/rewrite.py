@@ -54,20 +54,20 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tinycomp.affine import AffineMap
+from tinycomp.dialects.arith import ConstantOp
+from tinycomp.dialects.func import ReturnOp
+from tinycomp.dialects.linalg.base import StructuredOp
+from tinycomp.dialects.linalg.generic import GenericOp, IndexOp
+from tinycomp.dialects.linalg.named import FillOp
+from tinycomp.dialects.memref.access import DimOp, LoadOp, StoreOp
+from tinycomp.dialects.memref.alloc import AllocOp
+from tinycomp.dialects.memref.cast import CastOp
+from tinycomp.dialects.memref.layout import collapsed_type, expanded_type
+from tinycomp.dialects.memref.reshape import CollapseShapeOp, ExpandShapeOp
+from tinycomp.dialects.memref.view import SubViewOp
+from tinycomp.dialects.scf.control import YieldOp
+from tinycomp.dialects.scf.for_op import ForOp
 from tinycomp.ir.builder import Builder
-from tinycomp.ir.dialects.arith import ConstantOp
-from tinycomp.ir.dialects.func import ReturnOp
-from tinycomp.ir.dialects.linalg_base import StructuredOp
-from tinycomp.ir.dialects.linalg_generic import GenericOp, IndexOp
-from tinycomp.ir.dialects.linalg_named import FillOp
-from tinycomp.ir.dialects.memref_access import DimOp, LoadOp, StoreOp
-from tinycomp.ir.dialects.memref_alloc import AllocOp
-from tinycomp.ir.dialects.memref_cast import CastOp
-from tinycomp.ir.dialects.memref_layout import collapsed_type, expanded_type
-from tinycomp.ir.dialects.memref_reshape import CollapseShapeOp, ExpandShapeOp
-from tinycomp.ir.dialects.memref_view import SubViewOp
-from tinycomp.ir.dialects.scf_control import YieldOp
-from tinycomp.ir.dialects.scf_for import ForOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import MemRefType, index

@@ -26,8 +26,8 @@ func.func @f(%x: i32, %a: f32, %b: f32) -> f32 {
 
 from __future__ import annotations
 
+from tinycomp.dialects.arith.compare import CMPI_PREDICATES
 from tinycomp.ir.attributes import IntegerAttr
-from tinycomp.ir.dialects.arith_compare import CMPI_PREDICATES
 from tinycomp.ir.operation import Operation
 from tinycomp.passes.canonicalize.helpers import build_constant
 from tinycomp.rewrite.matchers import is_constant_int

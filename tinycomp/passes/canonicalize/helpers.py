@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from tinycomp.dialects.arith import ConstantOp
+from tinycomp.dialects.arith.base import FASTMATH
 from tinycomp.ir.attributes import OpaqueAttr
-from tinycomp.ir.dialects.arith import ConstantOp
-from tinycomp.ir.dialects.arith_base import FASTMATH
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.type_helpers import to_numpy_dtype
 from tinycomp.ir.types import ShapedType, Type
@@ -40,7 +40,7 @@ def fastmath_flags(op: Operation) -> set[str]:
     """The fast-math flags of ``op`` as a set of words (``fast`` expanded).
 
     >>> from tinycomp.ir import Block, f32
-    >>> from tinycomp.ir.dialects.arith import MulFOp
+    >>> from tinycomp.dialects.arith import MulFOp
     >>> a, b = Block([f32, f32]).arguments
     >>> sorted(fastmath_flags(MulFOp.build(a, b, fastmath="nnan,nsz")))
     ['nnan', 'nsz']

@@ -70,8 +70,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tinycomp.affine import AffineDimExpr, AffineMap
+from tinycomp.dialects.linalg.generic import GenericOp
 from tinycomp.ir.attributes import StringAttr
-from tinycomp.ir.dialects.linalg_generic import GenericOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.values import Value
 from tinycomp.rewrite.pattern import RewritePattern

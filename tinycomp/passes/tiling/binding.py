@@ -44,9 +44,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tinycomp.dialects.scf.for_op import ForOp
+from tinycomp.dialects.tensor.slices import InsertSliceOp
 from tinycomp.ir.attributes import StringAttr
-from tinycomp.ir.dialects.scf_for import ForOp
-from tinycomp.ir.dialects.tensor_slice import InsertSliceOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.values import OpResult, Value
 from tinycomp.passes.errors import PassError

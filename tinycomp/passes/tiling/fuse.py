@@ -63,12 +63,12 @@ from collections import deque
 from collections.abc import Sequence
 
 from tinycomp.affine import AffineDimExpr
+from tinycomp.dialects.linalg.base import StructuredOp
+from tinycomp.dialects.linalg.generic import GenericOp
+from tinycomp.dialects.scf.for_op import ForOp
+from tinycomp.dialects.tensor import EmptyOp
+from tinycomp.dialects.tensor.slices import ExtractSliceOp
 from tinycomp.ir.builder import Builder
-from tinycomp.ir.dialects.linalg_base import StructuredOp
-from tinycomp.ir.dialects.linalg_generic import GenericOp
-from tinycomp.ir.dialects.scf_for import ForOp
-from tinycomp.ir.dialects.tensor import EmptyOp
-from tinycomp.ir.dialects.tensor_slice import ExtractSliceOp
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.type_helpers import element_type, shape
 from tinycomp.ir.values import BlockArgument, OpResult, Value

@@ -33,11 +33,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tinycomp.affine import AffineMap, const, dim
+from tinycomp.dialects.affine.apply import AffineApplyOp
+from tinycomp.dialects.arith import ConstantOp
+from tinycomp.dialects.common.mixed_indices import MixedIndex
+from tinycomp.dialects.tensor import DimOp
 from tinycomp.ir.builder import Builder
-from tinycomp.ir.dialects.affine_apply import AffineApplyOp
-from tinycomp.ir.dialects.arith import ConstantOp
-from tinycomp.ir.dialects.mixed_indices import MixedIndex
-from tinycomp.ir.dialects.tensor import DimOp
 from tinycomp.ir.type_helpers import shape
 from tinycomp.ir.types import DYNAMIC, index
 from tinycomp.ir.values import Value

@@ -39,8 +39,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tinycomp.ir.dialects.linalg_base import StructuredOp
-from tinycomp.ir.dialects.linalg_generic import IndexOp, YieldOp
+from tinycomp.dialects.linalg.base import StructuredOp
+from tinycomp.dialects.linalg.generic import IndexOp, YieldOp
 from tinycomp.ir.errors import VerifyError
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import MemRefType

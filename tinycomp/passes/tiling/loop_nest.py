@@ -53,10 +53,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from tinycomp.affine import AffineMap, dim, sym
+from tinycomp.dialects.affine.apply import AffineMinOp
+from tinycomp.dialects.scf.control import YieldOp
+from tinycomp.dialects.scf.for_op import ForOp
 from tinycomp.ir.builder import Builder
-from tinycomp.ir.dialects.affine_apply import AffineMinOp
-from tinycomp.ir.dialects.scf_control import YieldOp
-from tinycomp.ir.dialects.scf_for import ForOp
 from tinycomp.ir.values import Value
 from tinycomp.passes.tiling.index_values import IndexBuilder, MixedIndex
 from tinycomp.passes.tiling.slices import LoopTile

@@ -51,8 +51,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tinycomp.dialects.linalg.base import StructuredOp
 from tinycomp.ir.attributes import StringAttr
-from tinycomp.ir.dialects.linalg_base import StructuredOp
 from tinycomp.ir.errors import VerifyError
 from tinycomp.ir.operation import Operation
 from tinycomp.passes.errors import PassError

@@ -70,20 +70,20 @@ import math
 from collections.abc import Sequence
 
 from tinycomp.affine import AffineMap, dim
-from tinycomp.ir.attributes import AffineMapAttr, ArrayAttr
-from tinycomp.ir.builder import Builder
-from tinycomp.ir.dialects.arith import ConstantOp
-from tinycomp.ir.dialects.linalg_base import StructuredOp
-from tinycomp.ir.dialects.linalg_generic import GenericOp
-from tinycomp.ir.dialects.linalg_named import FillOp
-from tinycomp.ir.dialects.linalg_syntax import (
+from tinycomp.dialects.arith import ConstantOp
+from tinycomp.dialects.linalg.base import StructuredOp
+from tinycomp.dialects.linalg.generic import GenericOp
+from tinycomp.dialects.linalg.named import FillOp
+from tinycomp.dialects.linalg.syntax import (
     PARALLEL,
     REDUCTION,
     SEGMENT_SIZES,
     iterator_types_attr,
     segment_sizes_attr,
 )
-from tinycomp.ir.dialects.tensor import EmptyOp
+from tinycomp.dialects.tensor import EmptyOp
+from tinycomp.ir.attributes import AffineMapAttr, ArrayAttr
+from tinycomp.ir.builder import Builder
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.type_helpers import element_type, shape
 from tinycomp.ir.types import DYNAMIC, RankedTensorType

@@ -68,11 +68,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from tinycomp.affine import AffineMap, dim
+from tinycomp.dialects.affine.apply import AffineApplyOp
+from tinycomp.dialects.linalg.base import StructuredOp
+from tinycomp.dialects.linalg.generic import GenericOp, IndexOp
+from tinycomp.dialects.tensor.slices import ExtractSliceOp, InsertSliceOp
 from tinycomp.ir.builder import Builder
-from tinycomp.ir.dialects.affine_apply import AffineApplyOp
-from tinycomp.ir.dialects.linalg_base import StructuredOp
-from tinycomp.ir.dialects.linalg_generic import GenericOp, IndexOp
-from tinycomp.ir.dialects.tensor_slice import ExtractSliceOp, InsertSliceOp
 from tinycomp.ir.errors import VerifyError
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.type_helpers import element_type

@@ -1,0 +1,1 @@
+"""Syntax and base classes shared by several dialects."""

@@ -68,3 +68,61 @@ def test_f64_to_bf16_is_close_to_one_rounding() -> None:
     steps = np.abs(y.view(np.int16)[finite].astype(int) - expected.view(np.int16)[finite])
     assert steps.max() <= 1
     assert _same_bits(y, expected).mean() > 0.99
+
+
+def test_f64_to_f16_rounds_once_to_nearest_even() -> None:
+    """``__truncdfhf2`` against numpy's double -> half conversion, bit for bit, on values
+    around every half exponent, halfway cases (where rounding twice goes wrong), subnormals,
+    overflow and the special values."""
+    rng = np.random.default_rng(11)
+    wide = rng.standard_normal(4000) * 2.0 ** rng.integers(-30, 18, 4000)
+    halfs = np.arange(0, 65504, 7, dtype=np.float16).astype(np.float64)
+    ulp = np.spacing(halfs.astype(np.float16)).astype(np.float64)
+    ties = halfs + ulp / 2  # exactly halfway between two halfs
+    near_ties = ties + ulp * 2.0**-30  # just above halfway: double rounding gets these wrong
+    x = np.concatenate([wide, ties, near_ties, -near_ties, SPECIALS, [65520.0, 65519.99, 6e-8]])
+    y = np.zeros(x.shape, np.float16)
+    jit(TRUNCATE.format(src="f64").replace("bf16", "f16"), opt_level=3)["to_f16"](x, y)
+    expected = x.astype(np.float16)
+    wrong = np.flatnonzero(~_same_bits(y, expected))
+    assert wrong.size == 0, (
+        f"x={x[wrong[0]]!r}: got {y[wrong[0]]!r}, expected {expected[wrong[0]]!r}"
+    )
+
+
+def test_f16_vector_fma_runs_through_the_helper() -> None:
+    """``vector.fma`` on ``vector<8xf16>``: LLVM promotes it to double FMAs rounded by
+    ``__truncdfhf2``; without the helper the first call jumps to address 0."""
+    module = jit(
+        """func.func @fma(%x: memref<8xf16>, %y: memref<8xf16>) {
+  %c0 = arith.constant 0 : index
+  %v = vector.load %x[%c0] : memref<8xf16>, vector<8xf16>
+  %r = vector.fma %v, %v, %v : vector<8xf16>
+  vector.store %r, %y[%c0] : memref<8xf16>, vector<8xf16>
+  return
+}""",
+        opt_level=3,
+    )
+    x = np.random.default_rng(2).standard_normal(8).astype(np.float16)
+    y = np.zeros(8, np.float16)
+    module["fma"](x, y)
+    exact = x.astype(np.float64) * x + x
+    np.testing.assert_array_equal(y, exact.astype(np.float16))
+
+
+@pytest.mark.parametrize("cpu", [None, "x86-64"])
+def test_f32_to_f16_rounds_to_nearest_even(cpu: str | None) -> None:
+    """The host has F16C (an instruction); baseline x86-64 calls ``__truncsfhf2``."""
+    rng = np.random.default_rng(5)
+    wide = (rng.standard_normal(20000) * 2.0 ** rng.integers(-28, 18, 20000)).astype(np.float32)
+    halfs = np.arange(-65504, 65504, 3, dtype=np.float16)
+    ties = halfs.astype(np.float32) + np.spacing(halfs).astype(np.float32) / 2
+    edges = np.array([65519.998, 65520.0, 2.0**-25, 2.0**-25 * 1.0001, 2.0**-24 * 1.5], np.float32)
+    x = np.concatenate([wide, ties, edges, -edges, np.array(SPECIALS, np.float32)])
+    y = np.zeros(x.shape, np.float16)
+    jit(TRUNCATE.format(src="f32").replace("bf16", "f16"), opt_level=3, cpu=cpu)["to_f16"](x, y)
+    expected = x.astype(np.float16)
+    wrong = np.flatnonzero(~_same_bits(y, expected))
+    assert wrong.size == 0, (
+        f"x={x[wrong[0]]!r}: got {y[wrong[0]]!r}, expected {expected[wrong[0]]!r}"
+    )

@@ -1,12 +1,17 @@
 """``tinycomp.compile``: a tensor program through the whole pipeline.
 
 1. Take the input: a Python function is traced on the example arrays (or
-   ``TensorSpec``s); a module (or MLIR text) is used as it is, after verification.
-2. Check the request: the target is known, ``stop_after`` names a stage.
+   ``TensorSpec``s); a module (or MLIR text) is verified and copied, so the caller's
+   module is never changed.
+2. Check the request: the target is in the table (``targets.py``), ``stop_after``
+   names a stage the target can stop at, the options name its strategies.
 3. Run each stage of ``tinycomp.compiler.stages`` in order, each as one
-   ``PassManager`` run (verifying after every pass), and keep its IR text, its pass
-   manager result and the reports its passes wrote; stop after ``stop_after``.
-4. Return a ``CompiledProgram``: callable on numpy arrays, every stage kept.
+   ``PassManager`` run (verifying after every pass): the stage's own passes, the
+   passes of the target's strategies for that stage, the user's extra passes. Keep
+   its IR text, its pass manager result, the reports its passes wrote and the
+   strategy each kernel got; stop after ``stop_after``.
+4. Hand the module to the target's backend, if it has one (native code for ``cpu``).
+5. Return a ``CompiledProgram``: callable on numpy arrays, every stage kept.
 
 >>> import numpy as np, tinycomp
 >>> from tinycomp.frontend import softmax
@@ -28,7 +33,8 @@ import numpy as np
 from tinycomp.compiler.errors import CompileError
 from tinycomp.compiler.options import CompileOptions
 from tinycomp.compiler.program import CompiledProgram, count_ops
-from tinycomp.compiler.stages import STAGE_NAMES, check_stage_name, stage_passes
+from tinycomp.compiler.stages import STAGE_NAMES, STAGES, check_stage_name
+from tinycomp.compiler.targets import TARGETS, lookup_target
 from tinycomp.frontend import trace
 from tinycomp.ir import parse, to_numpy_dtype
 from tinycomp.ir.operation import Operation
@@ -37,12 +43,6 @@ from tinycomp.ir.symbols import symbol_name
 from tinycomp.passes import PassManager
 
 __all__ = ["TARGETS", "compile"]
-
-TARGETS = {
-    "interp": "the numpy reference interpreter, at any stage",
-    "cpu": "native code for this machine through LLVM (needs stop_after='loops')",
-}
-"""The targets ``compile`` knows, with what each runs on."""
 
 
 def compile(  # noqa: A001  (the public name mirrors torch.compile / triton.compile)
@@ -64,50 +64,53 @@ def compile(  # noqa: A001  (the public name mirrors torch.compile / triton.comp
       traced             2      0       0    10  (input)
       generalized        2      0       0    10  linalg-generalize-named-ops, canonicalize, cse
     """
-    options = options if options is not None else CompileOptions()
-    if target not in TARGETS:
-        known = ", ".join(f"{name} ({what})" for name, what in TARGETS.items())
-        raise CompileError(f"unknown target {target!r}; targets: {known}")
+    target_ = lookup_target(target)  # step 2
+    options = options if options is not None else target_.default_options
+    target_.check_options(options)
     stop_after = check_stage_name(stop_after)
-    if target == "cpu" and stop_after != "loops":
+    if target_.final_stage is not None and stop_after != target_.final_stage:
         raise CompileError(
-            f"target 'cpu' compiles the 'loops' stage to native code; stop_after="
-            f"{stop_after!r} leaves ops that have no LLVM emitter (use stop_after='loops')"
+            f"target {target!r} compiles the {target_.final_stage!r} stage to native code; "
+            f"stop_after={stop_after!r} leaves ops that have no LLVM emitter "
+            f"(use stop_after={target_.final_stage!r})"
         )
     for stage in options.extra_passes:
         check_stage_name(stage, "extra_passes key")
-    module = _input_module(fn_or_module, examples, entry)
+    module = _input_module(fn_or_module, examples, entry)  # step 1
     result_shapes, input_count = _signature(module, entry)
     program = CompiledProgram(
         module, entry, target, result_shapes=result_shapes, input_count=input_count
     )
-    for stage in STAGE_NAMES[: STAGE_NAMES.index(stop_after) + 1]:
-        passes = stage_passes(stage, options)
+    for stage in STAGES[: STAGE_NAMES.index(stop_after) + 1]:  # step 3
+        passes = [
+            *stage.passes(options),
+            *target_.strategy_passes(stage.name, options),
+            *options.extra_passes.get(stage.name, ()),
+        ]
         if passes:
             run = PassManager(passes).run(module)
-            program.runs[stage] = run
+            program.runs[stage.name] = run
             for pass_ in passes:
                 report = getattr(pass_, "report", None)
                 if report is not None:
                     program.reports[pass_.name] = report
-            program.stages[stage] = run.stages[-1][1]
+                program.decisions.extend(getattr(pass_, "decisions", ()))
+            program.stages[stage.name] = run.final_text
         else:
-            program.stages[stage] = print_ir(module)
-        program.counts[stage] = count_ops(module)
-    if target == "cpu":
-        from tinycomp.codegen.cpu.program import compile_for_cpu
-
-        program.native = compile_for_cpu(module, entry, result_shapes, options.opt_level)
+            program.stages[stage.name] = print_ir(module)
+        program.counts[stage.name] = count_ops(module)
+    if target_.backend is not None:  # step 4
+        program.native = target_.backend(module, entry, result_shapes, options)
     return program
 
 
 def _input_module(fn_or_module: Any, examples: tuple[Any, ...], entry: str) -> Operation:
-    """Step 1: trace a function, or take a module or MLIR text as it is."""
+    """Step 1: trace a function, or take (a copy of) a module or MLIR text."""
     if isinstance(fn_or_module, str):
         module = parse(fn_or_module)
     elif isinstance(fn_or_module, Operation):
-        module = fn_or_module
-        module.verify()
+        fn_or_module.verify()
+        module = fn_or_module.clone()
     elif callable(fn_or_module):
         if not examples:
             name = getattr(fn_or_module, "__name__", "the function")

@@ -48,6 +48,10 @@ class CompileOptions:
     """Your own passes, run right after the named stage: ``{"fused": [MyPass()]}``."""
     opt_level: int = 3
     """LLVM's optimization level for ``target="cpu"``: 0 (none) to 3 (vectorized)."""
+    strategies: Mapping[str, bool] = field(default_factory=dict)
+    """The target's strategies by name: ``False`` turns one off, ``True`` forces it
+    wherever it is legal (not only where it pays); a strategy left out is on and decides
+    for itself (``{"blis": False}``: contractions become plain loops)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "tile_sizes", tuple(self.tile_sizes))
@@ -70,10 +74,23 @@ class CompileOptions:
             )
         if self.opt_level not in (0, 1, 2, 3):
             raise CompileError(f"opt_level={self.opt_level!r}: expected 0, 1, 2 or 3")
+        for name, on in self.strategies.items():
+            if not isinstance(on, bool):
+                raise CompileError(
+                    f"strategies={{{name!r}: {on!r}}}: expected True (force) or False (off)"
+                )
         if self.reduction_tiling not in ("sequential", "partials"):
             raise CompileError(
                 f"reduction_tiling={self.reduction_tiling!r}: expected 'sequential' or 'partials'"
             )
+
+    def forced(self, strategy: str) -> bool:
+        """Whether ``strategy`` is forced on (``strategies={strategy: True}``).
+
+        >>> CompileOptions(strategies={"blis": True}).forced("blis")
+        True
+        """
+        return self.strategies.get(strategy) is True
 
     @property
     def tiling_enabled(self) -> bool:

@@ -29,11 +29,11 @@ from typing import Any
 import numpy as np
 
 from tinycomp.compiler.errors import CompileError
-from tinycomp.interp import interpret
+from tinycomp.interp import interpret, run_bufferized
 from tinycomp.ir import parse
 from tinycomp.ir.operation import Operation
 from tinycomp.passes import PipelineResult
-from tinycomp.passes.bufferize import run_bufferized
+from tinycomp.passes.strategy import StrategyDecision
 
 __all__ = ["CompiledProgram", "count_ops"]
 
@@ -86,6 +86,8 @@ class CompiledProgram:
     """How many arrays a call takes (the entry function's arguments before bufferization)."""
     native: Any = None
     """For ``target="cpu"``: the JIT-compiled ``loops`` stage (a ``CpuProgram``)."""
+    decisions: list[StrategyDecision] = field(default_factory=list)
+    """Which strategy of the target each kernel got, and why, in pipeline order."""
 
     @property
     def last_stage(self) -> str:
@@ -156,13 +158,16 @@ class CompiledProgram:
         for stage, counts in self.counts.items():
             run = self.runs.get(stage)
             if run is not None:
-                passes = ", ".join(name for name, _ in run.stages[1:])
+                passes = ", ".join(step.name for step in run.stages[1:])
             else:
                 passes = "(input)" if stage == next(iter(self.counts)) else "(nothing to do)"
             lines.append(
                 f"  {stage:<12} {counts['kernels']:>7} {counts['loops']:>6} "
                 f"{counts['allocs']:>7} {counts['ops']:>5}  {passes or '-'}"
             )
+        if self.decisions:
+            lines.append("  strategies")
+            lines.extend(f"    {decision}" for decision in self.decisions)
         return "\n".join(lines)
 
     def __str__(self) -> str:

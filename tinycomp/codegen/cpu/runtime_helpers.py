@@ -7,8 +7,8 @@ running process, and a Python process has not loaded them. The call is made by t
 backend, after optimization, so it never appears as a ``declare`` in the LLVM IR that
 ``jit`` checks.
 
-One such family matters here: rounding to ``bfloat``. A CPU without AVX-512 BF16 has no
-``vcvtneps2bf16``, so ``fptrunc float %x to bfloat`` becomes a call to
+Two such families matter here. The first is rounding to ``bfloat``. A CPU without
+AVX-512 BF16 has no ``vcvtneps2bf16``, so ``fptrunc float %x to bfloat`` becomes a call to
 ``__truncsfbf2`` (``__truncdfbf2`` from ``double``). This module defines both in
 plain LLVM IR, the way compiler-rt does in C:
 
@@ -19,11 +19,33 @@ plain LLVM IR, the way compiler-rt does in C:
    will be kept, then drop the low 16 bits (the carry rounds up, into the exponent if
    it must, which gives an infinity on overflow as IEEE rounding does).
 
+The second is rounding to ``half``. x86 has an instruction from ``float`` (F16C's
+``vcvtps2ph``) but none from ``double``, so ``fptrunc double %x to half`` is a call to
+``__truncdfhf2``; LLVM makes one where it promotes ``half`` arithmetic it has no
+instruction for (``llvm.fma.v8f16`` becomes eight ``double`` FMAs, each rounded by that
+call), and a CPU without F16C calls ``__truncsfhf2`` for every ``float`` to ``half``.
+Rounding to ``float`` first and then to ``half`` could round twice; rounding to
+``float`` *to odd* (truncate, then set the lowest bit if anything was dropped) keeps
+enough for the second rounding to be the right one (Boldo and Melquiond, "Emulation of
+FMA and correctly rounded sums: proved algorithms using rounding to odd", IEEE Trans.
+Computers 57(4), 2008):
+
+4. ``__truncsfhf2``: the bits of steps 1-3 with a 5-bit exponent: a NaN stays a quiet
+   NaN, 65520 and above become an infinity, a normal number is rebiased and its 13
+   dropped bits rounded to nearest even, a subnormal has its mantissa shifted into
+   place and what is shifted out rounded the same way.
+5. ``__truncdfhf2``: ``f = fptrunc x`` (nearest); if ``f`` is exactly ``x`` (or a NaN) it
+   is kept, else it steps one unit toward zero if it rounded away from zero (a float's
+   integer bits order like its magnitude) and its lowest bit is set: ``x`` rounded to
+   odd. Then ``__truncsfhf2``.
+
 ``jit`` adds this module to every engine it makes, so JIT'ed code links to these
 definitions instead of aborting the process at the first call.
 
 >>> import llvmlite.binding as llvm
 >>> "define bfloat @__truncsfbf2(float" in RUNTIME_HELPERS_IR
+True
+>>> "define half @__truncdfhf2(double" in RUNTIME_HELPERS_IR
 True
 >>> llvm.parse_assembly(RUNTIME_HELPERS_IR).verify()
 """
@@ -55,8 +77,93 @@ define bfloat @__truncdfbf2(double %x) {
   %result = call bfloat @__truncsfbf2(float %narrow)
   ret bfloat %result
 }
+
+define half @__truncsfhf2(float %x) {
+entry:
+  %bits = bitcast float %x to i32
+  %high = lshr i32 %bits, 16
+  %sign = and i32 %high, 32768
+  %abs = and i32 %bits, 2147483647
+  %is_nan = icmp ugt i32 %abs, 2139095040
+  br i1 %is_nan, label %nan, label %not_nan
+nan:
+  %payload = lshr i32 %abs, 13
+  %payload_bits = and i32 %payload, 1023
+  %quiet = or i32 %payload_bits, 32256
+  br label %done
+not_nan:
+  %overflows = icmp uge i32 %abs, 1199570944
+  br i1 %overflows, label %done, label %finite
+finite:
+  %is_normal = icmp uge i32 %abs, 947912704
+  br i1 %is_normal, label %normal, label %small
+normal:
+  %rebiased = sub i32 %abs, 939524096
+  %normal_lsb = lshr i32 %rebiased, 13
+  %normal_odd = and i32 %normal_lsb, 1
+  %normal_bias = add i32 %normal_odd, 4095
+  %normal_sum = add i32 %rebiased, %normal_bias
+  %normal_bits = lshr i32 %normal_sum, 13
+  br label %done
+small:
+  %is_zero = icmp ule i32 %abs, 855638016
+  br i1 %is_zero, label %done, label %subnormal
+subnormal:
+  %exponent = lshr i32 %abs, 23
+  %fraction = and i32 %abs, 8388607
+  %mantissa = or i32 %fraction, 8388608
+  %shift = sub i32 126, %exponent
+  %quotient = lshr i32 %mantissa, %shift
+  %one_shifted = shl i32 1, %shift
+  %mask = sub i32 %one_shifted, 1
+  %remainder = and i32 %mantissa, %mask
+  %halfway = lshr i32 %one_shifted, 1
+  %above = icmp ugt i32 %remainder, %halfway
+  %tie = icmp eq i32 %remainder, %halfway
+  %q_odd_bit = and i32 %quotient, 1
+  %q_odd = icmp ne i32 %q_odd_bit, 0
+  %tie_up = and i1 %tie, %q_odd
+  %up = or i1 %above, %tie_up
+  %up_bit = zext i1 %up to i32
+  %sub_bits = add i32 %quotient, %up_bit
+  br label %done
+done:
+  %magnitude = phi i32 [ %quiet, %nan ], [ 31744, %not_nan ], [ %normal_bits, %normal ],
+                       [ 0, %small ], [ %sub_bits, %subnormal ]
+  %with_sign = or i32 %magnitude, %sign
+  %short = trunc i32 %with_sign to i16
+  %result = bitcast i16 %short to half
+  ret half %result
+}
+
+define half @__truncdfhf2(double %x) {
+entry:
+  %nearest = fptrunc double %x to float
+  %back = fpext float %nearest to double
+  %exact = fcmp ueq double %back, %x
+  br i1 %exact, label %done, label %to_odd
+to_odd:
+  %bits = bitcast float %nearest to i32
+  %away = fcmp ogt double %back, %x
+  %positive = fcmp ogt double %x, 0.0
+  %above_positive = and i1 %away, %positive
+  %below = fcmp olt double %back, %x
+  %negative = fcmp olt double %x, 0.0
+  %below_negative = and i1 %below, %negative
+  %rounded_away = or i1 %above_positive, %below_negative
+  %step = zext i1 %rounded_away to i32
+  %toward_zero = sub i32 %bits, %step
+  %odd_bits = or i32 %toward_zero, 1
+  %odd = bitcast i32 %odd_bits to float
+  br label %done
+done:
+  %single = phi float [ %nearest, %entry ], [ %odd, %to_odd ]
+  %result = call half @__truncsfhf2(float %single)
+  ret half %result
+}
 """
-"""Round-to-nearest-even conversions to ``bfloat`` (steps 1-3). ``__truncdfbf2``
+"""Round-to-nearest-even conversions to ``bfloat`` (steps 1-3) and to ``half``
+(steps 4-5). ``__truncdfbf2``
 rounds twice (double to float, then to bfloat), which can differ from one rounding in
 the last bit for a few values; tinycomp's f64 -> bf16 conversions are rare."""
 
@@ -68,7 +175,7 @@ def runtime_helpers_module(machine: llvm.TargetMachine) -> llvm.ModuleRef:
     >>> from tinycomp.codegen.cpu.target import target_machine
     >>> module = runtime_helpers_module(target_machine(0, "x86-64"))
     >>> sorted(f.name for f in module.functions)
-    ['__truncdfbf2', '__truncsfbf2']
+    ['__truncdfbf2', '__truncdfhf2', '__truncsfbf2', '__truncsfhf2']
     """
     module = llvm.parse_assembly(RUNTIME_HELPERS_IR)
     module.triple = machine.triple

@@ -3,10 +3,10 @@
 For each size n (f32, ``n x n`` times ``n x n``), in one process:
 
 1. **naive**: ``a @ b`` through ``tinycomp.compile`` to loops, untiled, JIT at O3
-   (``tinycomp.codegen.gemm.variants.naive_matmul``);
+   (``benchmarks/gemm_variants.py``: ``naive_matmul``);
 2. **tiled**: the same program tiled, its point loops interchanged to ``(i, k, j)`` and
    vectorized (``variants.tiled_matmul``);
-3. **blocked**: the BLIS-style GEMM (``tinycomp.codegen.gemm.BlockedGemm``), blocking
+3. **blocked**: the BLIS-style GEMM (``tinycomp.targets.cpu.blis.BlockedGemm``), blocking
    derived from this machine's caches and SIMD width;
 4. **numpy**: ``a @ b`` with numpy's BLAS on ONE thread (``OPENBLAS_NUM_THREADS``,
    ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS`` are set to 1 before numpy is imported).
@@ -23,7 +23,7 @@ NC re-derived from each), measures the micro-kernel's peak on L1-resident data a
 counts what its inner loop is made of (FMAs, loads, broadcasts, spills). It prints
 GFLOPS and the ratio of the blocked GEMM to numpy, and writes the result as JSON
 (``benchmarks/results/gemm_<cpu>.json`` unless ``--output`` or ``--no-write``), which
-``tinycomp.codegen.gemm.GemmBenchmark`` reads back for the chapter's plot.
+``tinycomp.perf.gemm_results.GemmBenchmark`` reads back for the chapter's plot.
 
 Usage::
 
@@ -68,17 +68,13 @@ from collections.abc import Callable  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+from gemm_variants import naive_matmul, tiled_matmul  # noqa: E402
 
-from tinycomp.codegen.gemm import (  # noqa: E402
-    BlockedGemm,
-    GemmBenchmark,
-    choose_blocking,
-    detect_machine,
-    hot_loop,
-    measure_microkernel_peak,
-    naive_matmul,
-    tiled_matmul,
-)
+from tinycomp.codegen.cpu.assembly_stats import hot_loop  # noqa: E402
+from tinycomp.perf.gemm_results import GemmBenchmark  # noqa: E402
+from tinycomp.targets.cpu.blis import BlockedGemm, choose_blocking  # noqa: E402
+from tinycomp.targets.cpu.machine import detect_machine  # noqa: E402
+from tinycomp.targets.cpu.roofline import measure_microkernel_peak  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -25,6 +25,7 @@ the same ``compile`` call with more of them turned off).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from tinycomp.compiler.options import CompileOptions
@@ -32,6 +33,8 @@ from tinycomp.compiler.targets import Strategy, Target, register_target
 from tinycomp.ir.operation import Operation
 from tinycomp.passes import CanonicalizePass, CSEPass, Pass
 from tinycomp.passes.vectorize import VectorizeLoopsPass
+from tinycomp.targets.cpu import CpuMachine, detect_machine
+from tinycomp.targets.cpu.contraction_to_blis import CpuContractionToBlisPass
 
 __all__ = ["CPU", "INTERP"]
 
@@ -45,8 +48,14 @@ def _cpu_backend(
     return compile_for_cpu(module, entry, result_shapes, options.opt_level)
 
 
+@cache
+def host_machine() -> CpuMachine:
+    """This machine's core, read once per process (caches, SIMD width)."""
+    return detect_machine()
+
+
 def _blis(options: CompileOptions) -> list[Pass]:
-    return []
+    return [CpuContractionToBlisPass(host_machine())]
 
 
 def _rows(options: CompileOptions) -> list[Pass]:
@@ -54,7 +63,8 @@ def _rows(options: CompileOptions) -> list[Pass]:
 
 
 def _vector(options: CompileOptions) -> list[Pass]:
-    return [VectorizeLoopsPass(vector_width=8, contract=True), CanonicalizePass(), CSEPass()]
+    lanes = host_machine().lanes()
+    return [VectorizeLoopsPass(vector_width=lanes, contract=True), CanonicalizePass(), CSEPass()]
 
 
 INTERP = register_target(Target("interp", "the numpy reference interpreter, at any stage"))

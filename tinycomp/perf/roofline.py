@@ -14,15 +14,24 @@ Counting convention used throughout tinycomp: one add, multiply, compare, divide
 one FLOP (a real chip spends several instructions on ``exp``; the convention keeps the counts
 simple and is what most roofline plots use), and ``bytes`` is the compulsory traffic: every
 input read once and every output written once, as if the caches were perfect.
+
+One roofline for every machine: a GPU's from its data sheet (``A100_FP32``), a CPU
+core's as measured by ``tinycomp.targets.cpu.roofline.measure_machine`` (the micro-kernel's
+peak, the copy bandwidth), stored as JSON (``to_dict``) and read back (``from_dict``,
+``kernels_from_dict``) so that a notebook shows a measurement with deterministic output.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
 
 __all__ = [
     "Machine",
     "KernelCost",
+    "Placement",
+    "kernels_from_dict",
     "A100_FP32",
     "H100_FP32",
     "H100_TENSOR_FP16",
@@ -48,6 +57,8 @@ class Machine:
     """Peak arithmetic throughput, FLOP/s."""
     bandwidth: float
     """Peak memory bandwidth, bytes/s."""
+    notes: Mapping[str, Any] = field(default_factory=dict, compare=False)
+    """Where the figures come from (a data sheet; the micro-kernel and copy size measured)."""
 
     @property
     def ridge_point(self) -> float:
@@ -69,6 +80,76 @@ class Machine:
         'compute'
         """
         return "memory" if intensity < self.ridge_point else "compute"
+
+    def placements(self, kernels: Sequence[KernelCost]) -> list[Placement]:
+        """Each kernel's intensity, bound and attainable GFLOP/s on this machine.
+
+        >>> Machine("toy", 100e9, 10e9).placements([KernelCost("axpy", 2e6, 12e6)])
+        [Placement(name='axpy', intensity=0.1667, bound='memory', attainable_gflops=1.67)]
+        """
+        return [
+            Placement(
+                k.name,
+                round(k.intensity, 4),
+                self.bound(k.intensity),
+                round(self.attainable(k.intensity) / 1e9, 2),
+            )
+            for k in kernels
+        ]
+
+    def to_dict(self, kernels: Sequence[KernelCost] = ()) -> dict[str, Any]:
+        """The figures ``from_dict`` reads back, with ``kernels`` and their placements.
+
+        >>> stored = Machine("toy", 100e9, 10e9).to_dict([KernelCost("axpy", 2e6, 12e6)])
+        >>> stored["peak_gflops"], stored["kernels"][0]["bound"]
+        (100.0, 'memory')
+        """
+        placed = self.placements(kernels)
+        return {
+            "name": self.name,
+            "peak_gflops": round(self.peak_flops / 1e9, 2),
+            "bandwidth_gbs": round(self.bandwidth / 1e9, 2),
+            "notes": dict(self.notes),
+            "kernels": [
+                {**p._asdict(), "flops": k.flops, "bytes": k.bytes}
+                for p, k in zip(placed, kernels, strict=True)
+            ],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Machine:
+        """A machine from stored figures: ``name``, ``peak_gflops``, ``bandwidth_gbs``.
+
+        >>> Machine.from_dict({"name": "toy", "peak_gflops": 200, "bandwidth_gbs": 20}).ridge_point
+        10.0
+        """
+        return cls(
+            data["name"],
+            peak_flops=float(data["peak_gflops"]) * 1e9,
+            bandwidth=float(data["bandwidth_gbs"]) * 1e9,
+            notes=dict(data.get("notes", {})),
+        )
+
+
+class Placement(NamedTuple):
+    """One kernel on a roofline."""
+
+    name: str
+    intensity: float
+    """FLOP/byte."""
+    bound: str
+    """``memory`` or ``compute``."""
+    attainable_gflops: float
+    """The roof at this intensity, GFLOP/s."""
+
+
+def kernels_from_dict(data: Mapping[str, Any]) -> list[KernelCost]:
+    """The kernels stored by ``Machine.to_dict`` (their FLOPs and bytes).
+
+    >>> kernels_from_dict({"kernels": [{"name": "axpy", "flops": 2e6, "bytes": 12e6}]})
+    [KernelCost(name='axpy', flops=2000000.0, bytes=12000000.0)]
+    """
+    return [KernelCost(k["name"], flops=k["flops"], bytes=k["bytes"]) for k in data["kernels"]]
 
 
 # Published peaks (see the GPU table of the hardware reference): FP32 without tensor cores,

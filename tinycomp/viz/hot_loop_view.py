@@ -15,8 +15,9 @@ answers it with the real passes, and ``hot_loop_picture`` shows the answer:
 3. Find the hot loop: a loop is a label and a later jump back to it; the hot one does the
    most floating-point work per iteration (instructions weighted by their lanes: 16 for a
    ``zmm`` ``...ps``, 1 for a scalar ``...ss``), the shorter loop on a tie.
-4. Count it with ``tinycomp.codegen.gemm.hot_loop``'s rules (FMAs, loads, stores, spills
-   through the stack pointer) and annotate each instruction with what it was counted as.
+4. Count it with the rules of ``tinycomp.codegen.cpu.assembly_stats.hot_loop`` (FMAs, loads,
+   stores, spills through the stack pointer) and annotate each instruction with what it
+   was counted as.
 
 Every result is cached per argument tuple, so moving a slider back is instant.
 
@@ -48,9 +49,9 @@ from functools import cache, lru_cache
 import llvmlite.binding as llvm
 
 from tinycomp.codegen.cpu.assembly import function_assembly
+from tinycomp.codegen.cpu.assembly_stats import LoopStats, hot_loop
 from tinycomp.codegen.cpu.optimize import optimize, parse_and_verify
 from tinycomp.codegen.cpu.target import CpuHooks
-from tinycomp.codegen.gemm.assembly_stats import LoopStats, hot_loop
 from tinycomp.codegen.llvm import emit_llvm
 from tinycomp.ir import parse
 from tinycomp.passes.vectorize import VectorizeLoopsPass

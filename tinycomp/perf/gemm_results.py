@@ -1,10 +1,11 @@
 """A GEMM benchmark result as data: GFLOPS per variant and size, the ratio to numpy, the staircase.
 
-``benchmarks/gemm.py`` measures four matmuls (``variants.py``: naive loops, tiled and
+``benchmarks/gemm.py`` measures four matmuls (naive loops, tiled and
 vectorized loops, the blocked GEMM, numpy on one thread) at several sizes and writes a
 JSON file ``benchmarks/results/gemm_<cpu>.json``. ``GemmBenchmark`` reads it back, so
 a notebook can show the measured *staircase* (each step a thing the compiler learned
-about the machine) with output that does not change from run to run.
+about the machine; drawn by ``tinycomp.viz.gemm_staircase``) with output that does
+not change from run to run.
 
 >>> result = GemmBenchmark.from_dict({
 ...     "cpu": "toy", "sizes": [256, 512],
@@ -109,30 +110,6 @@ class GemmBenchmark:
         for row in rows:
             lines.append("  " + "  ".join(c.rjust(w) for c, w in zip(row, widths, strict=True)))
         return "\n".join(lines)
-
-    def staircase_picture(self):
-        """GFLOPS against size for every variant, log scales: the staircase.
-
-        >>> result = GemmBenchmark.from_dict({"cpu": "toy", "sizes": [256, 512],
-        ...     "gflops": {"naive": [2.0, 1.5], "numpy": [200.0, 210.0]}})
-        >>> print(result.staircase_picture().text.splitlines()[0])
-        line chart "GEMM f32 on toy, one thread" (x: log2, y: log)
-        """
-        from tinycomp.viz.plots import line_chart
-
-        series = {
-            LABELS[name]: [value if value is not None else float("nan") for value in values]
-            for name, values in ((n, self.gflops[n]) for n in VARIANTS if n in self.gflops)
-        }
-        return line_chart(
-            list(self.sizes),
-            series,
-            title=f"GEMM f32 on {self.cpu}, one thread",
-            xlabel="n (n x n x n)",
-            ylabel="GFLOPS",
-            xscale="log2",
-            yscale="log",
-        )
 
 
 def _cell(value: float | None, spec: str) -> str:

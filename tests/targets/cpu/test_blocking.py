@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tinycomp.codegen.errors import CodegenError
-from tinycomp.codegen.gemm.blocking import TOO_SMALL, Blocking, choose_blocking, register_tile
-from tinycomp.codegen.gemm.caches import CacheLevel
-from tinycomp.codegen.gemm.machine import PRESETS, CoreTiming, CpuMachine, Simd, detect_machine
+from tinycomp.targets.cpu.blis.blocking import TOO_SMALL, Blocking, choose_blocking, register_tile
+from tinycomp.targets.cpu.caches import CacheLevel
+from tinycomp.targets.cpu.machine import PRESETS, CoreTiming, CpuMachine, Simd, detect_machine
 
 
 def usable_bytes(cache: CacheLevel) -> int:

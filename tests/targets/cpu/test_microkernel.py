@@ -8,10 +8,12 @@ import numpy as np
 import pytest
 
 from tinycomp.codegen.cpu import jit
+from tinycomp.codegen.cpu.assembly_stats import hot_loop
 from tinycomp.codegen.errors import CodegenError
-from tinycomp.codegen.gemm import Blocking, choose_blocking, detect_machine, hot_loop
-from tinycomp.codegen.gemm.microkernel import microkernel_ir
 from tinycomp.interp import interpret
+from tinycomp.targets.cpu.blis import Blocking, choose_blocking
+from tinycomp.targets.cpu.blis.microkernel import microkernel_ir
+from tinycomp.targets.cpu.machine import detect_machine
 
 TINY = Blocking(mr=3, nr=8, kc=6, mc=3, nc=8, lanes=4)
 

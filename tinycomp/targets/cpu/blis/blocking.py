@@ -51,7 +51,7 @@ along a row of C, so ``NR`` is the vector dimension) and with one change for MR,
 When a cache is too small for a rule to leave a positive number of ways, the rule takes
 one way (and the smallest legal block): the blocking is then known to spill.
 
->>> from tinycomp.codegen.gemm.machine import PRESETS
+>>> from tinycomp.targets.cpu.machine import PRESETS
 >>> for name in ("laptop-avx2", "znver5", "apple-m1"):
 ...     b = choose_blocking(PRESETS[name])
 ...     print(f"{name:12} MR={b.mr:2} NR={b.nr:2} KC={b.kc:4} MC={b.mc:4} NC={b.nc}")
@@ -66,8 +66,8 @@ import math
 from dataclasses import dataclass, field
 
 from tinycomp.codegen.errors import CodegenError
-from tinycomp.codegen.gemm.caches import CacheLevel, format_bytes
-from tinycomp.codegen.gemm.machine import CpuMachine
+from tinycomp.targets.cpu.caches import CacheLevel, format_bytes
+from tinycomp.targets.cpu.machine import CpuMachine
 
 __all__ = ["NC_WITHOUT_L3", "TOO_SMALL", "Blocking", "choose_blocking", "register_tile"]
 
@@ -144,7 +144,7 @@ class Blocking:
 def register_tile(machine: CpuMachine, itemsize: int = 4) -> tuple[int, int, str]:
     """Rule 1: ``(MR, NR, reason)`` for ``machine``.
 
-    >>> from tinycomp.codegen.gemm.machine import PRESETS
+    >>> from tinycomp.targets.cpu.machine import PRESETS
     >>> register_tile(PRESETS["znver5"])[:2], register_tile(PRESETS["laptop-avx2"])[:2]
     ((14, 32), (6, 16))
     """
@@ -194,7 +194,7 @@ def choose_blocking(machine: CpuMachine, itemsize: int = 4, kc: int | None = Non
     """The blocking of the module docstring's rules 1-4 for ``machine``; a given ``kc``
     replaces rule 2 (an experiment: MC and NC then follow from it by rules 3 and 4).
 
-    >>> from tinycomp.codegen.gemm.machine import PRESETS
+    >>> from tinycomp.targets.cpu.machine import PRESETS
     >>> print(choose_blocking(PRESETS["laptop-avx2"]).explain())  # doctest: +NORMALIZE_WHITESPACE
     MR x NR = 6 x 16: 12 accumulators (>= 2 FMA units x latency 4 = 8) + 2 B vectors
       + 1 broadcast <= 16 registers; 0.67 loads per FMA <= 1.00
@@ -204,7 +204,7 @@ def choose_blocking(machine: CpuMachine, itemsize: int = 4, kc: int | None = Non
       (MC + NR) x KC x 4 = 139776 B
     NC = 2720: L3 share 2 MiB has 16 ways of 128 KiB; A block 1, C 1, B panel 14 ways;
       (NC + MC) x KC x 4 = 1956864 B
-    >>> from tinycomp.codegen.gemm.machine import detect_machine
+    >>> from tinycomp.targets.cpu.machine import detect_machine
     >>> host = detect_machine()   # this machine: the numbers differ, the rules hold
     >>> b = choose_blocking(host)
     >>> b.footprint_bytes("L1") <= (host.l1.ways - 1) * host.l1.way_bytes

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tinycomp.codegen.errors import CodegenError
-from tinycomp.codegen.gemm import BlockedGemm, Blocking, choose_blocking, detect_machine
 from tinycomp.passes.bufferize import run_bufferized
+from tinycomp.targets.cpu.blis import BlockedGemm, Blocking, choose_blocking
+from tinycomp.targets.cpu.machine import detect_machine
 
 SMALL = Blocking(mr=3, nr=8, kc=5, mc=6, nc=16, lanes=4)
 """Tiny blocks, so small matrices cross every edge: partial MR, NR, KC, MC and NC blocks."""
@@ -127,7 +128,8 @@ def test_mlir_opt_accepts_and_lowers_the_module(tmp_path, host_gemm):
 def test_laptop_preset_compiled_for_an_avx2_cpu():
     """The AVX2 preset's blocking, generated for LLVM's ``skylake`` (a subset of this
     host's instructions when the host has AVX-512): ymm FMAs, still correct."""
-    from tinycomp.codegen.gemm import PRESETS, hot_loop
+    from tinycomp.codegen.cpu.assembly_stats import hot_loop
+    from tinycomp.targets.cpu.machine import PRESETS
 
     if detect_machine().isa not in ("AVX2", "AVX-512"):
         pytest.skip("needs an x86 host with AVX2")

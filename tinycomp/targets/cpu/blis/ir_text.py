@@ -28,8 +28,11 @@ __all__ = ["FunctionWriter"]
 class FunctionWriter:
     """The text of one ``func.func`` (see the module docstring)."""
 
-    def __init__(self, name: str, parameters: str, results: str = "") -> None:
-        self.header = f"func.func @{name}({parameters}) {results}".rstrip() + " {"
+    def __init__(
+        self, name: str, parameters: str, results: str = "", private: bool = False
+    ) -> None:
+        visibility = "private " if private else ""
+        self.header = f"func.func {visibility}@{name}({parameters}) {results}".rstrip() + " {"
         """The signature line."""
         self.lines: list[str] = []
         """The body, indented, without the constants."""

@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tinycomp.codegen.cpu import jit
-from tinycomp.codegen.gemm import Blocking, pack_a_ir, pack_b_ir
 from tinycomp.interp import interpret
+from tinycomp.targets.cpu.blis import Blocking, pack_a_ir, pack_b_ir
 
 BLOCKING = Blocking(mr=3, nr=8, kc=8, mc=9, nc=24, lanes=4)
 

@@ -42,7 +42,7 @@ import platform
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
-from tinycomp.codegen.gemm.caches import SYSFS_CACHE, CacheLevel, read_caches
+from tinycomp.targets.cpu.caches import SYSFS_CACHE, CacheLevel, read_caches
 
 __all__ = [
     "CORE_TIMINGS",

@@ -35,7 +35,7 @@ about 12,000 micro-kernel calls (each doing ~190 KFLOP, well under a microsecond
 peak): a Python loop per micro-tile would take longer than the multiplication itself.
 
 >>> import numpy as np
->>> from tinycomp.codegen.gemm.blocking import Blocking
+>>> from tinycomp.targets.cpu.blis.blocking import Blocking
 >>> gemm = BlockedGemm(Blocking(mr=4, nr=16, kc=32, mc=8, nc=32, lanes=8))
 >>> rng = np.random.default_rng(0)
 >>> a = rng.standard_normal((13, 70)).astype(np.float32)
@@ -54,11 +54,11 @@ from typing import Any
 import numpy as np
 
 from tinycomp.codegen.errors import CodegenError
-from tinycomp.codegen.gemm.blocking import Blocking, choose_blocking
-from tinycomp.codegen.gemm.ir_text import FunctionWriter
-from tinycomp.codegen.gemm.machine import CpuMachine, detect_machine
-from tinycomp.codegen.gemm.microkernel import MICROKERNEL, microkernel_ir
-from tinycomp.codegen.gemm.packing import PACK_A, PACK_B, pack_a_ir, pack_b_ir
+from tinycomp.targets.cpu.blis.blocking import Blocking, choose_blocking
+from tinycomp.targets.cpu.blis.ir_text import FunctionWriter
+from tinycomp.targets.cpu.blis.microkernel import MATRIX, MICROKERNEL, microkernel_ir
+from tinycomp.targets.cpu.blis.packing import PACK_A, PACK_B, pack_a_ir, pack_b_ir
+from tinycomp.targets.cpu.machine import CpuMachine, detect_machine
 
 __all__ = ["GEMM", "BlockedGemm", "gemm_ir", "gemm_module_ir"]
 
@@ -69,39 +69,54 @@ ALIGNMENT = 64
 """Packed buffers start on a 64-byte boundary (a cache line, one zmm register)."""
 
 
-def gemm_ir(blocking: Blocking) -> str:
-    """``@gemm``: the five loops of the module docstring."""
+def gemm_ir(
+    blocking: Blocking,
+    name: str = GEMM,
+    callees: tuple[str, str, str] = (PACK_A, PACK_B, MICROKERNEL),
+    types: tuple[str, str, str] = (MATRIX, MATRIX, MATRIX),
+    accumulate: bool = False,
+    private: bool = False,
+) -> str:
+    """``@gemm``: the five loops of the module docstring, calling ``callees`` (pack_a,
+    pack_b, micro-kernel) on A, B, C of ``types``. ``accumulate``: ``C += A @ B``
+    (BLIS's ``beta = 1``: every KC block adds to C) instead of ``C = A @ B``."""
     b = blocking
+    pack_a, pack_b, micro = callees
+    a_type, b_type, c_type = types
     f = FunctionWriter(
-        GEMM,
-        "%a: memref<?x?xf32>, %b: memref<?x?xf32>, %c: memref<?x?xf32>, "
+        name,
+        f"%a: {a_type}, %b: {b_type}, %c: {c_type}, "
         "%a_packed: memref<?xf32>, %b_packed: memref<?xf32>",
+        private=private,
     )
     zero, one = f.index(0), f.index(1)
     block = {  # the block sizes as named constants: %MR = arith.constant 14 : index
         name: f.constant(name, f"arith.constant {getattr(b, name.lower())} : index")
         for name in ("NC", "KC", "MC", "NR", "MR")
     }
-    f.line(f"%m = memref.dim %a, {zero} : memref<?x?xf32>")
-    f.line(f"%k = memref.dim %a, {one} : memref<?x?xf32>")
-    f.line(f"%n = memref.dim %b, {one} : memref<?x?xf32>")
+    f.line(f"%m = memref.dim %a, {zero} : {a_type}")
+    f.line(f"%k = memref.dim %a, {one} : {a_type}")
+    f.line(f"%n = memref.dim %b, {one} : {b_type}")
     with f.region(f"scf.for %jc = {zero} to %n step {block['NC']} {{"):  # 5th loop
         f.line("%n_left = arith.subi %n, %jc : index")
         f.line(f"%nc = arith.minsi %n_left, {block['NC']} : index")
         with f.region(f"scf.for %pc = {zero} to %k step {block['KC']} {{"):  # 4th loop
             f.line("%k_left = arith.subi %k, %pc : index")
             f.line(f"%kc = arith.minsi %k_left, {block['KC']} : index")
-            f.line(f"%overwrite = arith.cmpi eq, %pc, {zero} : index")
+            if accumulate:
+                f.constant("overwrite", "arith.constant false")
+            else:
+                f.line(f"%overwrite = arith.cmpi eq, %pc, {zero} : index")
             f.line(
-                f"func.call @{PACK_B}(%b, %b_packed, %pc, %jc, %kc, %nc) : (memref<?x?xf32>, "
+                f"func.call @{pack_b}(%b, %b_packed, %pc, %jc, %kc, %nc) : ({b_type}, "
                 "memref<?xf32>, index, index, index, index) -> ()"
             )
             with f.region(f"scf.for %ic = {zero} to %m step {block['MC']} {{"):  # 3rd
                 f.line("%m_left = arith.subi %m, %ic : index")
                 f.line(f"%mc = arith.minsi %m_left, {block['MC']} : index")
                 f.line(
-                    f"func.call @{PACK_A}(%a, %a_packed, %ic, %pc, %mc, %kc) : "
-                    "(memref<?x?xf32>, memref<?xf32>, index, index, index, index) -> ()"
+                    f"func.call @{pack_a}(%a, %a_packed, %ic, %pc, %mc, %kc) : "
+                    f"({a_type}, memref<?xf32>, index, index, index, index) -> ()"
                 )
                 with f.region(f"scf.for %jr = {zero} to %nc step {block['NR']} {{"):  # 2nd
                     f.line("%cols_left = arith.subi %nc, %jr : index")
@@ -114,9 +129,9 @@ def gemm_ir(blocking: Blocking) -> str:
                         f.line("%a0 = arith.muli %ir, %kc : index")
                         f.line("%row = arith.addi %ic, %ir : index")
                         f.line(
-                            f"func.call @{MICROKERNEL}(%kc, %a_packed, %a0, %b_packed, %b0, "
+                            f"func.call @{micro}(%kc, %a_packed, %a0, %b_packed, %b0, "
                             "%c, %row, %col, %rows, %cols, %overwrite) : (index, "
-                            "memref<?xf32>, index, memref<?xf32>, index, memref<?x?xf32>, "
+                            f"memref<?xf32>, index, memref<?xf32>, index, {c_type}, "
                             "index, index, index, index, i1) -> ()"
                         )
     f.line("return")

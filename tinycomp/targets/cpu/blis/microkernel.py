@@ -31,7 +31,7 @@ kernel (``vector.fma`` becomes ``@llvm.fma.v16f32``, then ``vfmadd231ps`` on ``z
 registers). MLIR's own micro-kernels are written the same way: ``vector.contract``
 lowered to ``vector.outerproduct`` and then to ``vector.fma``.
 
->>> from tinycomp.codegen.gemm.blocking import Blocking
+>>> from tinycomp.targets.cpu.blis.blocking import Blocking
 >>> text = microkernel_ir(Blocking(mr=2, nr=8, kc=8, mc=2, nc=8, lanes=4))
 >>> fmas = [line.strip() for line in text.splitlines() if "vector.fma" in line]
 >>> fmas  # doctest: +NORMALIZE_WHITESPACE
@@ -43,29 +43,35 @@ lowered to ``vector.outerproduct`` and then to ``vector.fma``.
 
 from __future__ import annotations
 
-from tinycomp.codegen.gemm.blocking import Blocking
-from tinycomp.codegen.gemm.ir_text import FunctionWriter
+from tinycomp.targets.cpu.blis.blocking import Blocking
+from tinycomp.targets.cpu.blis.ir_text import FunctionWriter
 
-__all__ = ["MICROKERNEL", "MICROKERNEL_PARAMETERS", "microkernel_ir"]
+__all__ = ["MATRIX", "MICROKERNEL", "MICROKERNEL_PARAMETERS", "microkernel_ir"]
 
 MICROKERNEL = "microkernel"
 """The function's name."""
 
+MATRIX = "memref<?x?xf32>"
+"""The type of a matrix operand of the standalone GEMM (``BlockedGemm``)."""
+
 MICROKERNEL_PARAMETERS = (
     "%kc: index, %a: memref<?xf32>, %a0: index, %b: memref<?xf32>, %b0: index, "
-    "%c: memref<?x?xf32>, %row: index, %col: index, %rows: index, %cols: index, "
+    "%c: {c}, %row: index, %col: index, %rows: index, %cols: index, "
     "%overwrite: i1"
 )
 """``kc`` steps over the A sliver at ``a[a0:]`` and the B sliver at ``b[b0:]``, into the
 tile of ``c`` at ``(row, col)`` of which ``rows x cols`` are inside C."""
 
 
-def microkernel_ir(blocking: Blocking, name: str = MICROKERNEL) -> str:
-    """The micro-kernel ``func.func`` for ``blocking``'s MR, NR and lanes (see above)."""
+def microkernel_ir(
+    blocking: Blocking, name: str = MICROKERNEL, c_type: str = MATRIX, private: bool = False
+) -> str:
+    """The micro-kernel ``func.func`` for ``blocking``'s MR, NR and lanes (see above);
+    ``c_type`` is C's memref type (rows contiguous: its last stride is 1)."""
     mr, nr, lanes = blocking.mr, blocking.nr, blocking.lanes
     vectors = blocking.vectors_per_row
     vector = f"vector<{lanes}xf32>"
-    f = FunctionWriter(name, MICROKERNEL_PARAMETERS)
+    f = FunctionWriter(name, MICROKERNEL_PARAMETERS.replace("{c}", c_type), private=private)
     f.constant("zero", "arith.constant 0.000000e+00 : f32")
     zeros = f.constant("zeros", f"vector.broadcast %zero : f32 to {vector}")
     f.line(f"%tile = memref.alloca() : memref<{mr}x{nr}xf32>")
@@ -89,12 +95,12 @@ def microkernel_ir(blocking: Blocking, name: str = MICROKERNEL) -> str:
                 f.line(f"%next_{r}_{j} = vector.fma %splat_{r}, %b_{j}, %acc_{r}_{j} : {vector}")
         nexts = ", ".join(f"%next_{r}_{j}" for r, j in tiles)
         f.line(f"scf.yield {nexts} : {types}")
-    _store_tile(f, blocking)
+    _store_tile(f, blocking, c_type)
     f.line("return")
     return f.text()
 
 
-def _store_tile(f: FunctionWriter, blocking: Blocking) -> None:
+def _store_tile(f: FunctionWriter, blocking: Blocking, c_type: str) -> None:
     """Steps 1 and 2 of the module docstring: the accumulators into C."""
     mr, nr, lanes = blocking.mr, blocking.nr, blocking.lanes
     vector = f"vector<{lanes}xf32>"
@@ -108,13 +114,10 @@ def _store_tile(f: FunctionWriter, blocking: Blocking) -> None:
         cols = [_offset(f, "%col", j * lanes, f"%c_col_{j}") for j in range(vectors)]
         with f.region("scf.if %overwrite {", "} else {"):  # C = acc
             for index, (r, j) in enumerate(tiles):
-                f.line(
-                    f"vector.store %acc#{index}, %c[{rows[r]}, {cols[j]}] : "
-                    f"memref<?x?xf32>, {vector}"
-                )
+                f.line(f"vector.store %acc#{index}, %c[{rows[r]}, {cols[j]}] : {c_type}, {vector}")
         with f.region(None):  # C += acc
             for index, (r, j) in enumerate(tiles):
-                at = f"%c[{rows[r]}, {cols[j]}] : memref<?x?xf32>, {vector}"
+                at = f"%c[{rows[r]}, {cols[j]}] : {c_type}, {vector}"
                 f.line(f"%old_{r}_{j} = vector.load {at}")
                 f.line(f"%sum_{r}_{j} = arith.addf %old_{r}_{j}, %acc#{index} : {vector}")
                 f.line(f"vector.store %sum_{r}_{j}, {at}")
@@ -128,11 +131,11 @@ def _store_tile(f: FunctionWriter, blocking: Blocking) -> None:
                 f.line("%j = arith.addi %col, %q : index")
                 f.line(f"%value = memref.load %tile[%r, %q] : memref<{mr}x{nr}xf32>")
                 with f.region("scf.if %overwrite {", "} else {"):
-                    f.line("memref.store %value, %c[%i, %j] : memref<?x?xf32>")
+                    f.line(f"memref.store %value, %c[%i, %j] : {c_type}")
                 with f.region(None):
-                    f.line("%old = memref.load %c[%i, %j] : memref<?x?xf32>")
+                    f.line(f"%old = memref.load %c[%i, %j] : {c_type}")
                     f.line("%sum = arith.addf %old, %value : f32")
-                    f.line("memref.store %sum, %c[%i, %j] : memref<?x?xf32>")
+                    f.line(f"memref.store %sum, %c[%i, %j] : {c_type}")
 
 
 def _offset(f: FunctionWriter, base: str, offset: int, name: str) -> str:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tinycomp.codegen.gemm import machine as machine_module
-from tinycomp.codegen.gemm.caches import CacheLevel, count_cpus, parse_size, read_caches
-from tinycomp.codegen.gemm.machine import (
+from tinycomp.targets.cpu import machine as machine_module
+from tinycomp.targets.cpu.caches import CacheLevel, count_cpus, parse_size, read_caches
+from tinycomp.targets.cpu.machine import (
     CORE_TIMINGS,
     DEFAULT_TIMING,
     PRESETS,

@@ -68,8 +68,8 @@ def tiled_matmul(
     ``tile_sizes`` over ``(i, j, k)``, point loops ``(i, k, j)``, ``j`` widened to ``lanes``."""
     import tinycomp
     from tinycomp.codegen.cpu.program import compile_for_cpu
-    from tinycomp.codegen.gemm.interchange import InterchangePass
     from tinycomp.compiler import CompileOptions
+    from tinycomp.passes.interchange import InterchangePass
     from tinycomp.passes.vectorize import VectorizeLoopsPass
 
     options = CompileOptions(

@@ -31,7 +31,7 @@ from pathlib import Path
 import tinycomp
 from tinycomp.perf import KernelCost, kernel_costs
 from tinycomp.perf.roofline import Machine
-from tinycomp.perf.roofline_plot import roofline_table
+from tinycomp.perf.roofline_table import roofline_table
 from tinycomp.targets.cpu.blis import choose_blocking
 from tinycomp.targets.cpu.machine import detect_machine
 from tinycomp.targets.cpu.roofline import measure_machine

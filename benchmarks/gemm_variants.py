@@ -1,83 +1,111 @@
-"""The matmuls the blocked GEMM is compared with: tinycomp's pipeline, untiled and tiled.
+"""The GEMM staircase's steps: one ``tinycomp.compile`` call, a different ``CompileOptions`` each.
 
-The GEMM benchmark's staircase has four steps, each a different amount of what a
+``benchmarks/gemm.py`` times ``a @ b`` compiled for the CPU with each of these options
+(chapter 08, section 7, shows them), slowest first; each step is one more thing the
 compiler knows about the machine:
 
-1. ``naive_matmul``: ``a @ b`` through ``tinycomp.compile`` to loops, untiled, and the
-   CPU JIT at O3: three loops ``(i, j, k)`` with ``k`` innermost, so LLVM sees a chain of
-   dependent scalar adds and a column walk through B; it cannot vectorize it without
-   reassociating the sum.
-2. ``tiled_matmul``: the same program tiled (``CompileOptions(tile_sizes=...)``), its
-   point loops interchanged to ``(i, k, j)`` after bufferization (``interchange.py``)
-   so that ``j`` is innermost, then ``vectorize-loops`` (``contract=True``: ``a * b + c``
-   becomes ``vector.fma``): each vector iteration loads a row piece of B and of C, does
-   one FMA, stores C. Tiling keeps the B tile in cache; the C traffic (a load and a
-   store per FMA) is what still limits it.
-3. ``BlockedGemm`` (``gemm.py``): packing and the register-blocked micro-kernel, so
-   C stays in registers for KC steps.
-4. numpy's ``matmul`` (OpenBLAS or MKL, hand-written assembly kernels).
+1. ``naive``: the CPU target's strategies off: three loops ``(i, j, k)`` with ``k``
+   innermost, so LLVM sees a chain of dependent scalar adds and a column walk through
+   B; it cannot vectorize it without reassociating the sum.
+2. ``tiled``: the loops tiled (``tile_sizes``), the point loops interchanged to
+   ``(i, k, j)`` after bufferization (``InterchangePass``) so that ``j`` is innermost,
+   and the BLIS strategy off; the ``vector`` strategy widens ``j`` to the machine's SIMD
+   width with ``contract=True`` (``a * b + c`` becomes ``vector.fma``). Each vector
+   iteration loads a row piece of B and of C, does one FMA, stores C: the C traffic is
+   what still limits it.
+3. ``blocked``: the default options: the ``blis`` strategy packs A and B and runs the
+   register-blocked micro-kernel, so C stays in registers for KC steps.
 
->>> import numpy as np
+``kc_options`` is the blocked step with the BLIS pass given another KC by hand, and
+``options_text`` writes options as the Python that makes them (the benchmark's JSON
+records it per step).
+
+>>> import numpy as np, tinycomp
 >>> a = np.random.default_rng(0).standard_normal((24, 40)).astype(np.float32)
 >>> b = np.random.default_rng(1).standard_normal((40, 48)).astype(np.float32)
->>> program, report = tiled_matmul(a, b, tile_sizes=(8, 16, 16), lanes=8)
+>>> program = tinycomp.compile(lambda a, b: a @ b, a, b, target="cpu",
+...                            options=staircase_options()["tiled"])
 >>> bool(np.allclose(program(a, b), a @ b, rtol=1e-5, atol=1e-4))
 True
->>> print(report.splitlines()[0])
-vectorize-loops (width 8): 2 of 2 innermost loops vectorized
+>>> print(options_text(staircase_options()["naive"]))
+CompileOptions(strategies={'blis': False, 'vector': False})
 """
 
 from __future__ import annotations
 
-import numpy as np
+from collections.abc import Mapping
+from dataclasses import fields
 
-__all__ = ["TILED_TILE_SIZES", "naive_matmul", "tiled_matmul"]
+from tinycomp.compiler import CompileOptions
+from tinycomp.passes.interchange import InterchangePass
+from tinycomp.passes.pass_base import Pass
+from tinycomp.targets.cpu.blis import choose_blocking
+from tinycomp.targets.cpu.contraction_to_blis import CpuContractionToBlisPass
+from tinycomp.targets.cpu.machine import CpuMachine
+
+__all__ = ["TILED_TILE_SIZES", "kc_options", "options_text", "staircase_options"]
 
 TILED_TILE_SIZES = (8, 256, 64)
-"""Tile sizes of the ``(i, j, k)`` loops for ``tiled_matmul``: 8 rows x 256 columns of C
+"""Tile sizes of the ``(i, j, k)`` loops for the tiled step: 8 rows x 256 columns of C
 (8 KiB) stay in L1 while a 64 x 256 tile of B (64 KiB) comes from L2 (the best of a
 few tried at 512 and 1024 on a Zen 5 core)."""
 
 
-def _matmul(a, b):
-    return a @ b
+def staircase_options() -> dict[str, CompileOptions]:
+    """Steps 1-3: the options of each ``compile`` call, slowest first.
+
+    >>> print(options_text(staircase_options()["tiled"]))
+    CompileOptions(tile_sizes=(8, 256, 64), extra_passes={'bufferized': [InterchangePass((0, 2, 1))]}, strategies={'blis': False})
+    """  # noqa: E501
+    return {
+        "naive": CompileOptions(strategies={"blis": False, "vector": False}),
+        "tiled": CompileOptions(
+            tile_sizes=TILED_TILE_SIZES,
+            extra_passes={"bufferized": [InterchangePass((0, 2, 1))]},
+            strategies={"blis": False},
+        ),
+        "blocked": CompileOptions(),
+    }
 
 
-def naive_matmul(a: np.ndarray, b: np.ndarray, opt_level: int = 3):
-    """Step 1: a ``CpuProgram`` for ``a @ b`` at these shapes, untiled.
+def kc_options(machine: CpuMachine, kc: int) -> CompileOptions:
+    """The blocked step with the BLIS pass given a blocking of depth ``kc`` by hand
+    (MC, NC derived from it): the strategy off, its pass added where it runs."""
+    blocking = choose_blocking(machine, kc=kc)
+    blis = CpuContractionToBlisPass(blocking=blocking)
+    return CompileOptions(strategies={"blis": False}, extra_passes={"bufferized": [blis]})
 
-    >>> a = np.ones((3, 4), np.float32); b = np.ones((4, 5), np.float32)
-    >>> naive_matmul(a, b)(a, b)[0, :3]
-    array([4., 4., 4.], dtype=float32)
+
+def _pass_text(pass_: Pass) -> str:
+    if isinstance(pass_, InterchangePass):
+        return f"InterchangePass({pass_.permutation})"
+    if isinstance(pass_, CpuContractionToBlisPass) and pass_.blocking is not None:
+        return f"CpuContractionToBlisPass(blocking={pass_.blocking!r})"
+    return f"{type(pass_).__name__}(...)"
+
+
+def options_text(options: CompileOptions) -> str:
+    """``options`` as the Python that makes it, naming only what differs from the default.
+
+    >>> options_text(CompileOptions())
+    'CompileOptions()'
+    >>> options_text(CompileOptions(strategies={"blis": False, "vector": False}))
+    "CompileOptions(strategies={'blis': False, 'vector': False})"
     """
-    import tinycomp
-    from tinycomp.codegen.cpu.program import compile_for_cpu
-
-    loops = tinycomp.compile(_matmul, a, b, stop_after="loops")
-    return compile_for_cpu(loops.module, result_shapes=loops.result_shapes, opt_level=opt_level)
-
-
-def tiled_matmul(
-    a: np.ndarray,
-    b: np.ndarray,
-    tile_sizes: tuple[int, int, int] = TILED_TILE_SIZES,
-    lanes: int = 16,
-    opt_level: int = 3,
-):
-    """Step 2: ``(CpuProgram, vectorization report)`` for ``a @ b``, tiled by
-    ``tile_sizes`` over ``(i, j, k)``, point loops ``(i, k, j)``, ``j`` widened to ``lanes``."""
-    import tinycomp
-    from tinycomp.codegen.cpu.program import compile_for_cpu
-    from tinycomp.compiler import CompileOptions
-    from tinycomp.passes.interchange import InterchangePass
-    from tinycomp.passes.vectorize import VectorizeLoopsPass
-
-    options = CompileOptions(
-        tile_sizes=tuple(tile_sizes),
-        extra_passes={"bufferized": [InterchangePass((0, 2, 1))]},
-    )
-    loops = tinycomp.compile(_matmul, a, b, options=options, stop_after="loops")
-    vectorize = VectorizeLoopsPass(vector_width=lanes, contract=True)
-    vectorize.run(loops.module)
-    program = compile_for_cpu(loops.module, result_shapes=loops.result_shapes, opt_level=opt_level)
-    return program, str(vectorize.report)
+    default = CompileOptions()
+    parts = []
+    for field in fields(CompileOptions):
+        value = getattr(options, field.name)
+        if value == getattr(default, field.name):
+            continue
+        if field.name == "extra_passes":
+            stages = ", ".join(
+                f"{stage!r}: [{', '.join(_pass_text(p) for p in passes)}]"
+                for stage, passes in value.items()
+            )
+            parts.append(f"extra_passes={{{stages}}}")
+        elif isinstance(value, Mapping):
+            parts.append(f"{field.name}={dict(value)!r}")
+        else:
+            parts.append(f"{field.name}={value!r}")
+    return f"CompileOptions({', '.join(parts)})"

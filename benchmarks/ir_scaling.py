@@ -154,7 +154,7 @@ def _measure_stages(module, layout: str, peer: bool) -> dict:
     seconds["verify"], _ = timed(lambda: verify(module))
     manager = PassManager.parse("canonicalize,cse,dce", verify_each=False, print_after_each=False)
     result = manager.run(module)
-    seconds.update(result.timings)
+    seconds.update((timing.name, timing.seconds) for timing in result.timings)
     ops_after = sum(1 for _ in module.walk()) - 1
     row = {"layout": layout, "ops": op_count, "ops_after": ops_after, "seconds": seconds}
     if peer:

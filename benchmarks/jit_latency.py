@@ -1,6 +1,7 @@
-"""How long the CPU JIT takes per kernel, and how fast the code it makes runs.
+"""How long the CPU JIT takes per kernel, how fast the code it makes runs, and what a call
+from Python costs.
 
-Two tables, measured in one run, for every kernel of the catalogue
+Three tables, measured in one run; the first two for every kernel of the catalogue
 (``tinycomp.testing.KERNELS``) at the shapes of ``BENCH_SHAPES`` (large enough that a
 run takes longer than a Python call), f32, untiled:
 
@@ -15,6 +16,17 @@ run takes longer than a Python call), f32, untiled:
    f32), with the ratio tinycomp / numpy (below 1: tinycomp is faster). Each native
    output is checked against the float64 reference first.
 
+3. **Call overhead** (``--call-overhead`` measures only this one, and stores it in
+   ``benchmarks/results/jit_call_overhead_<cpu>.json``): a kernel with five
+   ``memref<16xf32>`` arguments that does almost nothing (adds one element of each
+   input into the out-param), called through ``CpuFunction`` on numpy arrays, against
+   the same native code called directly with ctypes: the packed entry point
+   ``@_mlir_main`` with its array of pointers built beforehand (the least any Python
+   caller can do), and ``@main`` itself through a ctypes prototype of its 25
+   descriptor parameters. The overhead is tinycomp's time minus the packed call's, in
+   microseconds, with the ratio; each time is the best of ``--repeats`` runs of a loop
+   of calls, per call. The result is checked against numpy first.
+
 numpy's BLAS (``matmul``, ``einsum``) may use several threads; the JIT'ed loops use
 one. This script asks OpenBLAS for one thread (``OPENBLAS_NUM_THREADS=1``, set before
 numpy is imported, unless already set) so the comparison is core for core.
@@ -23,6 +35,7 @@ Usage::
 
     python benchmarks/jit_latency.py
     python benchmarks/jit_latency.py --repeats 5 --kernels matmul softmax
+    python benchmarks/jit_latency.py --call-overhead
 
 This is a measurement, not a test: nothing here asserts on time.
 """
@@ -34,16 +47,22 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # before numpy loads its BLAS
 
 import argparse  # noqa: E402
+import ctypes  # noqa: E402
+import json  # noqa: E402
 import math  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
 import tinycomp  # noqa: E402
 from tinycomp.codegen.cpu import host_cpu, jit  # noqa: E402
+from tinycomp.codegen.cpu.packed import PACKED_PREFIX  # noqa: E402
 from tinycomp.codegen.cpu.program import CpuProgram  # noqa: E402
 from tinycomp.testing import KERNELS, check_against_reference  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
 
 BENCH_SHAPES: dict[str, dict[str, int]] = {
     "softmax": {"rows": 256, "cols": 512},
@@ -184,14 +203,115 @@ def report(names: list[str], repeats: int) -> str:
     )
 
 
+FIVE_MEMREFS = """func.func @main(%a: memref<16xf32>, %b: memref<16xf32>, %c: memref<16xf32>,
+    %d: memref<16xf32>, %out: memref<16xf32> {bufferize.result}) {
+  %i = arith.constant 3 : index
+  %va = memref.load %a[%i] : memref<16xf32>
+  %vb = memref.load %b[%i] : memref<16xf32>
+  %vc = memref.load %c[%i] : memref<16xf32>
+  %vd = memref.load %d[%i] : memref<16xf32>
+  %ab = arith.addf %va, %vb : f32
+  %cd = arith.addf %vc, %vd : f32
+  %sum = arith.addf %ab, %cd : f32
+  memref.store %sum, %out[%i] : memref<16xf32>
+  return
+}"""
+"""The kernel of the call-overhead table: five memrefs, four loads and a store."""
+
+
+def per_call_seconds(action: Callable[[], object], calls: int, repeats: int) -> float:
+    """The best of ``repeats`` loops of ``calls`` calls of ``action()``, per call."""
+    best = float("inf")
+    for _ in range(repeats):
+        start = time.perf_counter()
+        for _ in range(calls):
+            action()
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best
+
+
+def call_overhead(repeats: int, calls: int = 2_000) -> dict:
+    """Table 3: the seconds per call of each way to call ``FIVE_MEMREFS``."""
+    module = jit(FIVE_MEMREFS, opt_level=3)
+    function = module["main"]
+    rng = np.random.default_rng(0)
+    a, b, c, d = (rng.standard_normal(16).astype(np.float32) for _ in range(4))
+    out = np.full(16, np.nan, np.float32)
+    function(a, b, c, d, out)
+    np.testing.assert_allclose(out[3], a[3] + b[3] + c[3] + d[3], rtol=1e-6)
+    arrays = (a, b, c, d, out)
+    # the packed entry point with its pointer array built once: 5 descriptors of 5 slots
+    slots = (ctypes.c_int64 * 25)()
+    for k, array in enumerate(arrays):
+        slots[5 * k : 5 * k + 5] = [array.ctypes.data, array.ctypes.data, 0, 16, 1]
+    pointers = (ctypes.c_void_p * 25)(*[ctypes.addressof(slots) + 8 * i for i in range(25)])
+    packed = ctypes.CFUNCTYPE(None, ctypes.c_void_p)(
+        module._engine.get_function_address(PACKED_PREFIX + "main")
+    )
+    address = ctypes.addressof(pointers)
+    # @main itself: (ptr, ptr, i64, i64, i64) per memref
+    descriptor = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
+    unpacked = ctypes.CFUNCTYPE(None, *descriptor * 5)(module._engine.get_function_address("main"))
+    values = [v for array in arrays for v in (array.ctypes.data, array.ctypes.data, 0, 16, 1)]
+    out[:] = np.nan
+    unpacked(*values)
+    np.testing.assert_allclose(out[3], a[3] + b[3] + c[3] + d[3], rtol=1e-6)
+    seconds = {
+        "tinycomp": per_call_seconds(lambda: function(a, b, c, d, out), calls, repeats),
+        "tinycomp_run": per_call_seconds(lambda: function.run(a, b, c, d), calls, repeats),
+        "packed_ctypes": per_call_seconds(lambda: packed(address), calls, repeats),
+        "unpacked_ctypes": per_call_seconds(lambda: unpacked(*values), calls, repeats),
+    }
+    return {
+        "cpu": host_cpu()[0],
+        "kernel": "five memref<16xf32> arguments, 4 loads, 3 adds, 1 store (O3)",
+        "calls_per_timing": calls,
+        "repeats": repeats,
+        "us_per_call": {name: round(value * 1e6, 3) for name, value in seconds.items()},
+        "overhead_us": round((seconds["tinycomp"] - seconds["packed_ctypes"]) * 1e6, 3),
+        "ratio": round(seconds["tinycomp"] / seconds["packed_ctypes"], 2),
+        "budget_us": 10.0,
+    }
+
+
+def overhead_report(measured: dict) -> str:
+    """Table 3 as text."""
+    us = measured["us_per_call"]
+    rows = [
+        ("CpuFunction(a, b, c, d, out)", us["tinycomp"]),
+        ("CpuFunction.run(a, b, c, d)", us["tinycomp_run"]),
+        ("ctypes: @_mlir_main(args)", us["packed_ctypes"]),
+        ("ctypes: @main(25 params)", us["unpacked_ctypes"]),
+    ]
+    lines = [
+        f"Call overhead, us per call (best of {measured['repeats']} loops of "
+        f"{measured['calls_per_timing']} calls; {measured['kernel']}; {measured['cpu']})",
+        *(f"  {name:<30} {value:8.2f}" for name, value in rows),
+        f"  overhead over the packed ctypes call: {measured['overhead_us']:.2f} us "
+        f"(x{measured['ratio']:.1f}; budget {measured['budget_us']:.0f} us)",
+    ]
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="best of how many runs")
     parser.add_argument(
         "--kernels", nargs="*", default=sorted(KERNELS), choices=sorted(KERNELS), metavar="NAME"
     )
+    parser.add_argument(
+        "--call-overhead", action="store_true", help="only table 3, stored in results/"
+    )
     arguments = parser.parse_args()
-    print(report(arguments.kernels, arguments.repeats))
+    if not arguments.call_overhead:
+        print(report(arguments.kernels, arguments.repeats))
+        print()
+    measured = call_overhead(max(arguments.repeats, 60))
+    print(overhead_report(measured))
+    if arguments.call_overhead:
+        path = RESULTS / f"jit_call_overhead_{measured['cpu']}.json"
+        path.write_text(json.dumps(measured, indent=2) + "\n")
+        print(f"stored in benchmarks/results/{path.name}")
 
 
 if __name__ == "__main__":

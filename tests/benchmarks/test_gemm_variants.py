@@ -1,12 +1,17 @@
-"""The benchmark's naive and tiled + vectorized matmuls equal numpy."""
+"""The GEMM staircase's steps: one compile call each, equal to numpy, with the strategies named."""
 
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+import tinycomp
+from tinycomp.compiler import CompileOptions
+from tinycomp.targets.cpu import PRESETS
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -21,22 +26,75 @@ def _load(name: str):
 variants = _load("gemm_variants")
 
 
+def _compile(a, b, options):
+    return tinycomp.compile(lambda a, b: a @ b, a, b, target="cpu", options=options)
+
+
+def _op_names(program, stage):
+    return {op.name for op in program.ir(stage).walk()}
+
+
 @pytest.mark.parametrize(("m", "n", "k"), [(5, 7, 3), (17, 40, 33)])
-def test_naive_and_tiled_equal_numpy(m, n, k):
-    rng = np.random.default_rng(m)
+@pytest.mark.parametrize("step", ["naive", "tiled", "blocked"])
+def test_every_step_equals_numpy_at_odd_shapes(step, m, n, k):
+    rng = np.random.default_rng(m + k)
     a = rng.standard_normal((m, k)).astype(np.float32)
     b = rng.standard_normal((k, n)).astype(np.float32)
+    program = _compile(a, b, variants.staircase_options()[step])
     expected = a.astype(np.float64) @ b
-    np.testing.assert_allclose(variants.naive_matmul(a, b)(a, b), expected, rtol=1e-5, atol=1e-5)
-    tiled, report = variants.tiled_matmul(a, b, tile_sizes=(4, 16, 8), lanes=8)
-    np.testing.assert_allclose(tiled(a, b), expected, rtol=1e-5, atol=1e-5)
-    assert "innermost loops vectorized" in report
+    np.testing.assert_allclose(program(a, b), expected, rtol=1e-5, atol=1e-5)
 
 
-def test_tiled_inner_loop_is_vector_fmas():
+def test_the_steps_differ_in_what_the_compiler_did():
     a = np.ones((16, 64), np.float32)
     b = np.ones((64, 64), np.float32)
-    tiled, report = variants.tiled_matmul(a, b, tile_sizes=(8, 32, 16), lanes=8)
-    assert "2 of 2 innermost loops vectorized" in report
-    ir = tiled.cpu_module.llvm_ir
-    assert "@llvm.fma.v8f32" in ir
+    steps = {name: _compile(a, b, o) for name, o in variants.staircase_options().items()}
+    naive, tiled, blocked = steps["naive"], steps["tiled"], steps["blocked"]
+    assert naive.decisions == [] and "vector.fma" not in _op_names(naive, "loops")
+    assert "vector.fma" in _op_names(tiled, "loops")
+    assert "linalg-interchange" in [s.name for s in tiled.runs["bufferized"].stages]
+    assert tiled.decisions == []
+    assert [d.strategy for d in blocked.decisions] == ["blis"]
+    functions = [op for op in blocked.ir("loops").walk() if op.name == "func.func"]
+    assert any("@blis_" in str(op).split("(")[0] for op in functions)
+    assert "strategies" in str(blocked) and "strategies" not in str(naive)
+
+
+def test_options_text_is_the_python_that_makes_them():
+    texts = {name: variants.options_text(o) for name, o in variants.staircase_options().items()}
+    assert texts["blocked"] == "CompileOptions()"
+    assert texts["naive"] == "CompileOptions(strategies={'blis': False, 'vector': False})"
+    assert "InterchangePass((0, 2, 1))" in texts["tiled"]
+    assert "tile_sizes=(8, 256, 64)" in texts["tiled"]
+    assert variants.options_text(CompileOptions(opt_level=0)) == "CompileOptions(opt_level=0)"
+
+
+def test_kc_options_give_the_blis_pass_that_depth():
+    options = variants.kc_options(PRESETS["laptop-avx2"], kc=64)
+    assert "kc=64" in variants.options_text(options)
+    rng = np.random.default_rng(3)
+    a = rng.standard_normal((30, 150)).astype(np.float32)
+    b = rng.standard_normal((150, 20)).astype(np.float32)
+    program = _compile(a, b, options)
+    assert [d.strategy for d in program.decisions] == ["blis"]
+    assert "KC=64" in str(program.decisions[0])
+    np.testing.assert_allclose(program(a, b), a.astype(np.float64) @ b, rtol=1e-5, atol=1e-4)
+
+
+def test_benchmark_script_records_each_step(monkeypatch, tmp_path):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    gemm = _load("gemm")
+    output = tmp_path / "gemm_toy.json"
+    argv = ["gemm.py", "--sizes", "48", "--repeats", "1", "--kc-sweep", "32"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--output", str(output)])
+    monkeypatch.setattr(gemm, "measure_microkernel_peak", lambda blocking: 1e9)
+    gemm.main()
+    result = gemm.GemmBenchmark.load(output)
+    assert set(result.steps) == {"naive", "tiled", "blocked"}
+    assert result.steps["naive"]["options"] == variants.options_text(
+        variants.staircase_options()["naive"]
+    )
+    assert "cpu-contraction-to-blis" in result.steps["blocked"]["passes"]["bufferized"]
+    assert result.steps["blocked"]["strategies"][0].split(": ")[1].startswith("blis")
+    assert result.extra["microkernel_loop"]["fmas"] > 0
+    assert set(result.extra["kc_sweep"]) == {str(result.blocking["kc"]), "32"}

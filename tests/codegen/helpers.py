@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from tinycomp.codegen.cpu import jit
-from tinycomp.passes.bufferize import run_bufferized
+from tinycomp.interp import run_bufferized
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 MLIR_DTYPES = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16), "bf16": BF16}

@@ -37,7 +37,6 @@ from tinycomp.codegen.cpu.assembly import function_assembly
 from tinycomp.codegen.cpu.optimize import optimize, parse_and_verify
 from tinycomp.codegen.cpu.target import CpuHooks
 from tinycomp.codegen.errors import CodegenError
-from tinycomp.codegen.gemm.caches import format_bytes
 from tinycomp.codegen.llvm import EMITTERS, emit_llvm, register_emitter
 from tinycomp.codegen.llvm.types import intrinsic_suffix
 from tinycomp.grading.checks import GradingFailure, expect_array_close
@@ -45,6 +44,7 @@ from tinycomp.grading.library_calls import library_answers_blocked
 from tinycomp.interp import interpret
 from tinycomp.ir import ParseError, VerifyError, parse, verify
 from tinycomp.ir.types import VectorType
+from tinycomp.targets.cpu.caches import format_bytes
 from tinycomp.testing.tolerances import DTYPES
 
 task08_1 = pytest.mark.task08_1
@@ -56,13 +56,13 @@ task08_3 = pytest.mark.task08_3
 ANSWERS = {
     "08.1": {},  # the library has no math.fpowi lowering: its emitters are building blocks
     "08.2": {
-        "tinycomp.codegen.gemm.blocking:choose_blocking": "the library's BLIS blocking",
+        "tinycomp.targets.cpu.blis.blocking:choose_blocking": "the library's BLIS blocking",
     },
     "08.3": {
-        "tinycomp.codegen.gemm.microkernel:microkernel_ir": "the library's micro-kernel",
-        "tinycomp.codegen.gemm.gemm:gemm_module_ir": "the library's whole GEMM module",
-        "tinycomp.codegen.gemm.blocking:register_tile": "the library's tile rule",
-        "tinycomp.codegen.gemm.blocking:choose_blocking": "the library's BLIS blocking",
+        "tinycomp.targets.cpu.blis.microkernel:microkernel_ir": "the library's micro-kernel",
+        "tinycomp.targets.cpu.blis.gemm:gemm_module_ir": "the library's whole GEMM module",
+        "tinycomp.targets.cpu.blis.blocking:register_tile": "the library's tile rule",
+        "tinycomp.targets.cpu.blis.blocking:choose_blocking": "the library's BLIS blocking",
     },
 }
 """Per task, the library functions that compute its answer, blocked while the student's

@@ -103,7 +103,7 @@ def test_erasing_during_a_post_order_walk_is_safe():
 
     def sweep() -> None:  # dead-code elimination: erase unused pure ops
         for op in module.walk(order="post"):
-            if op.is_pure and not any(r.has_uses for r in op.results):
+            if op.is_pure and not op.is_terminator and not any(r.has_uses for r in op.results):
                 op.erase()
 
     sweep()  # the walk goes forward: %1 goes, %0 was visited while %1 still used it

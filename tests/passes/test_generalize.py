@@ -247,7 +247,7 @@ def test_generalize_through_the_pass_manager_with_canonicalize():
     original = parse(text)
     module = parse(text)
     result = PassManager.parse("linalg-generalize-named-ops,canonicalize").run(module)
-    assert [name for name, _ in result.stages] == [
+    assert [stage.name for stage in result.stages] == [
         "input",
         "linalg-generalize-named-ops",
         "canonicalize",

@@ -161,7 +161,7 @@ def test_tensor_ops_are_left_alone_with_a_reason():
 def test_registered_for_pipelines():
     module = parse(TRANSPOSE)
     result = PassManager.parse("convert-linalg-to-loops").run(module)
-    assert [name for name, _ in result.stages] == ["input", "convert-linalg-to-loops"]
+    assert [stage.name for stage in result.stages] == ["input", "convert-linalg-to-loops"]
     assert not any(isinstance(op, StructuredOp) for op in module.walk())
 
 

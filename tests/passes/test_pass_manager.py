@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 from tinycomp.dialects.arith import AddIOp
@@ -17,6 +19,7 @@ from tinycomp.passes import (
     register_pass,
     registered_passes,
 )
+from tinycomp.passes.pipeline_result import PassStatistics, Stage
 
 SOURCE = """
 func.func @f(%x: i32) -> i32 {
@@ -120,19 +123,19 @@ def test_stages_start_with_the_input_and_follow_each_pass():
     module = parse(SOURCE)
     input_text = print_ir(module)
     result = PassManager.parse("canonicalize,cse,dce").run(module)
-    assert [name for name, _ in result.stages] == ["input", "canonicalize", "cse", "dce"]
-    assert result.stages[0][1] == input_text
-    assert result.stages[-1][1] == print_ir(module)
+    assert [stage.name for stage in result.stages] == ["input", "canonicalize", "cse", "dce"]
+    assert result.stages[0].text == input_text
+    assert result.final_text == print_ir(module)
     assert result.module is module
-    assert "%c = arith.muli %x, %x" not in result.stages[2][1]  # cse merged it
+    assert "%c = arith.muli %x, %x" not in result.stages[2].text  # cse merged it
 
 
 def test_nested_pipelines_run_on_each_function():
     module = parse(SOURCE)
     result = PassManager.parse("builtin.module(func.func(dce))").run(module)
-    assert [name for name, _ in result.stages] == ["input", "func.func(dce)"]
+    assert [stage.name for stage in result.stages] == ["input", "func.func(dce)"]
     assert "%unused" not in print_ir(module)
-    assert result.statistics == [("func.func(dce)", {"ops erased": 1})]
+    assert result.statistics == [PassStatistics("func.func(dce)", {"ops erased": 1})]
 
 
 def test_a_module_pipeline_refuses_another_root():
@@ -146,11 +149,52 @@ def test_without_print_after_each_there_are_no_stages():
     assert result.stages == [] and result.print_seconds == 0.0
 
 
+def test_stages_are_named_records_that_still_unpack():
+    result = PassManager.parse("cse").run(parse(SOURCE))
+    first = result.stages[0]
+    assert isinstance(first, Stage) and first.name == "input"
+    name, text = result.stages[-1]
+    assert (name, text) == ("cse", result.final_text)
+    with pytest.raises(AttributeError):
+        first.name = "changed"  # frozen
+
+
+class RecordsTheCollector(Pass):
+    """A pass that records whether the cyclic garbage collector was on while it ran."""
+
+    name = "record-gc"
+    summary = "records the collector, for tests"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[bool] = []
+
+    def run(self, op) -> None:
+        self.seen.append(gc.isenabled())
+
+
+def test_the_garbage_collector_is_paused_during_a_run_and_restored():
+    recorder = RecordsTheCollector()
+    assert gc.isenabled()
+    PassManager([recorder]).run(parse(SOURCE))
+    assert recorder.seen == [False]
+    assert gc.isenabled()
+    gc.disable()
+    try:  # a caller that paused it already keeps it paused
+        PassManager([recorder]).run(parse(SOURCE))
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(PassError):  # and a failing run switches it back on too
+        PassManager([BreakTheIR()]).run(parse(SOURCE))
+    assert gc.isenabled()
+
+
 def test_timing_is_reported_only_when_asked(capsys):
     result = PassManager.parse("canonicalize,cse").run(parse(SOURCE))
     assert capsys.readouterr() == ("", "")
-    assert [name for name, _ in result.timings] == ["canonicalize", "cse"]
-    assert all(seconds >= 0 for _, seconds in result.timings)
+    assert [timing.name for timing in result.timings] == ["canonicalize", "cse"]
+    assert all(timing.seconds >= 0 for timing in result.timings)
     report = result.timing_report()
     assert "Execution time report" in report
     lines = report.splitlines()
@@ -178,7 +222,7 @@ def test_a_pass_that_breaks_the_ir_is_named():
     assert "arith.muli" in message
     assert error.value.pass_name == "break-ir"
     partial = error.value.partial_result
-    assert [name for name, _ in partial.stages] == ["input", "cse"]
+    assert [stage.name for stage in partial.stages] == ["input", "cse"]
 
 
 def test_an_invalid_input_is_reported_as_such():

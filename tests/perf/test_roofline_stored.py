@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from tinycomp.perf.roofline import KernelCost, Machine, kernels_from_dict, matmul_cost
-from tinycomp.perf.roofline_plot import roofline_picture, roofline_table
+from tinycomp.perf.roofline_table import roofline_table
+from tinycomp.viz.roofline_plot import roofline_picture
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 

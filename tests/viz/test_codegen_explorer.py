@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 import tinycomp
-from tinycomp.codegen.gemm.interchange import InterchangePass
 from tinycomp.compiler import CompileOptions
+from tinycomp.passes.interchange import InterchangePass
 from tinycomp.viz import Explorer
 from tinycomp.viz.codegen_explorer import codegen_explorer
 from tinycomp.viz.hot_loop_view import compile_variant, hot_loop_picture, hottest_loop

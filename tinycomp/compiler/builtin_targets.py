@@ -16,6 +16,7 @@ per kind of kernel:
 ``CompileOptions(strategies={"blis": False})`` turns one off (chapter 08's staircase is
 the same ``compile`` call with more of them turned off).
 
+>>> from tinycomp.compiler.targets import TARGETS
 >>> [target.name for target in TARGETS.values()]
 ['interp', 'cpu']
 >>> [strategy.name for strategy in TARGETS["cpu"].strategies]
@@ -32,6 +33,8 @@ from tinycomp.compiler.options import CompileOptions
 from tinycomp.compiler.targets import Strategy, Target, register_target
 from tinycomp.ir.operation import Operation
 from tinycomp.passes import CanonicalizePass, CSEPass, Pass
+from tinycomp.passes.math_approximation import MathApproximationPass
+from tinycomp.passes.row_strategy import RowStrategyPass
 from tinycomp.passes.vectorize import VectorizeLoopsPass
 from tinycomp.targets.cpu import CpuMachine, detect_machine
 from tinycomp.targets.cpu.contraction_to_blis import CpuContractionToBlisPass
@@ -59,12 +62,12 @@ def _blis(options: CompileOptions) -> list[Pass]:
 
 
 def _rows(options: CompileOptions) -> list[Pass]:
-    return []
+    return [RowStrategyPass()]
 
 
 def _vector(options: CompileOptions) -> list[Pass]:
-    lanes = host_machine().lanes()
-    return [VectorizeLoopsPass(vector_width=lanes, contract=True), CanonicalizePass(), CSEPass()]
+    vectorize = VectorizeLoopsPass(vector_width=host_machine().lanes(), contract=True, min_width=4)
+    return [vectorize, MathApproximationPass(), CanonicalizePass(), CSEPass()]
 
 
 INTERP = register_target(Target("interp", "the numpy reference interpreter, at any stage"))

@@ -76,7 +76,7 @@ class Target:
         """The passes of the strategies that follow ``stage`` and are on in ``options``.
 
         >>> [p.name for p in lookup_target("cpu").strategy_passes("loops", CompileOptions())]
-        ['vectorize-loops', 'canonicalize', 'cse']
+        ['vectorize-loops', 'math-polynomial-approximation', 'canonicalize', 'cse']
         >>> no_vectors = CompileOptions(strategies={"vector": False})
         >>> lookup_target("cpu").strategy_passes("loops", no_vectors)
         []

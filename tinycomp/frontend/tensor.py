@@ -30,12 +30,12 @@ import linecache
 import os
 from dataclasses import dataclass, field
 
-import tinycomp
 from tinycomp.ir import Builder, Location, Operation
 from tinycomp.ir.types import RankedTensorType, Type
 from tinycomp.ir.values import Value
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(tinycomp.__file__))
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+"""The ``tinycomp`` package's folder: frames inside it are not the user's source line."""
 
 
 class TraceError(Exception):

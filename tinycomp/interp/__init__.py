@@ -28,10 +28,13 @@ value and the index, instead of a made-up number.
 True
 
 Memref arguments are the caller's arrays, written in place; tensor arguments are copied
-(tensors are values). See ``arguments.py`` for the exact rules.
+(tensors are values). See ``arguments.py`` for the exact rules. ``run_bufferized``
+(``bufferized.py``) calls a bufferized function the way its caller must, allocating the
+out-params its signature marks.
 """
 
 from tinycomp.interp.arguments import interpret, memref_from_array
+from tinycomp.interp.bufferized import run_bufferized
 from tinycomp.interp.control import Branch, Exit
 from tinycomp.interp.errors import InterpreterError
 from tinycomp.interp.interpreter import Interpreter
@@ -50,4 +53,5 @@ __all__ = [
     "PartialTensor",
     "interpret",
     "memref_from_array",
+    "run_bufferized",
 ]

@@ -5,9 +5,13 @@ The pieces, in the order a reader meets them:
 * ``types``, ``attributes``, ``dense``: the static vocabulary (``f32``,
   ``tensor<4x?xf32>``, ``1.0 : f32``, ``dense<...>``), printed as MLIR prints it;
 * ``values``, ``operation``, ``block``, ``region``: the IR graph, with use lists;
+* ``op_definition``: what an op class declares (counts, traits, memory effects, the
+  printer/parser hooks); ``effects``, ``memref_views`` and ``op_traits`` answer the
+  passes' questions from those declarations;
 * ``builder``: creating ops (``b.insert(AddFOp.build(x, y))``);
 * ``builtin``: ``builtin.module``, the one op the core knows (the dialects live in
-  ``tinycomp.dialects``; ``dialect.py`` explains how to write one);
+  their own package, ``dialects/``, above the core, which imports none of them;
+  ``dialect.py`` explains how to write one);
 * ``printer``/``parser``: text out and in, custom and generic form;
 * ``verifier``: structural rules, dominance, symbols;
 * ``equality``: ``ir_equal``, structural equality modulo SSA names.

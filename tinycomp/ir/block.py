@@ -9,12 +9,11 @@ The ops form a doubly linked list (as in MLIR), so inserting or erasing an op an
 costs O(1) even in a block of 100k ops. ``block.ops`` hands out a fresh Python list, so
 it is always safe to mutate the block while looping over it.
 
->>> from tinycomp.ir import Block, f32
->>> from tinycomp.dialects.arith import AddFOp, MulFOp
+>>> from tinycomp.ir import Block, Operation, f32
 >>> block = Block([f32, f32])
 >>> a, b = block.arguments
->>> add = block.append(AddFOp.build(a, b))
->>> mul = block.insert_before(MulFOp.build(a, a), add)
+>>> add = block.append(Operation.create("arith.addf", [a, b], [f32]))
+>>> mul = block.insert_before(Operation.create("arith.mulf", [a, a], [f32]), add)
 >>> [op.name for op in block.ops]
 ['arith.mulf', 'arith.addf']
 """

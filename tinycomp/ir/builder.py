@@ -5,15 +5,18 @@ Every op class has a ``build(...)`` classmethod that returns a new, detached op.
 at the end of a block) and ``insert`` puts them there, in order. This is MLIR's
 ``OpBuilder``: ``b.insert(AddFOp.build(x, y))`` is ``b.create<AddFOp>(loc, x, y)``.
 
->>> from tinycomp.ir import Block, Builder, InsertionPoint, f32
->>> from tinycomp.dialects.arith import AddFOp, MulFOp
+The core knows no dialect, so the example below makes its ops by name
+(``Operation.create``); with the dialects, ``AddFOp.build(a, c)`` makes the same op.
+
+>>> from tinycomp.ir import Block, Builder, InsertionPoint, Operation, f32
+>>> def add(x, y): return Operation.create("arith.addf", [x, y], [f32])
 >>> entry = Block([f32, f32])
 >>> a, c = entry.arguments
 >>> b = Builder.at_end(entry)
->>> x = b.insert(AddFOp.build(a, c)).result
->>> y = b.insert(MulFOp.build(x, x)).result
+>>> x = b.insert(add(a, c)).result
+>>> y = b.insert(Operation.create("arith.mulf", [x, x], [f32])).result
 >>> with b.at(InsertionPoint.before(y.op)):    # temporarily insert elsewhere
-...     z = b.insert(AddFOp.build(a, a)).result
+...     z = b.insert(add(a, a)).result
 >>> [op.name for op in entry.ops]
 ['arith.addf', 'arith.addf', 'arith.mulf']
 """

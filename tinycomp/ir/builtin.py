@@ -14,6 +14,7 @@ module @kernels {
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tinycomp.ir.attributes import StringAttr
 from tinycomp.ir.block import Block
@@ -22,6 +23,10 @@ from tinycomp.ir.region import Region
 from tinycomp.ir.registry import Dialect, register_dialect
 from tinycomp.ir.types import Type
 from tinycomp.ir.values import Value
+
+if TYPE_CHECKING:
+    from tinycomp.ir.parser import Parser
+    from tinycomp.ir.printer import Printer
 
 
 class ModuleOp(Operation):
@@ -67,7 +72,7 @@ class ModuleOp(Operation):
         if region.blocks[0].arguments:
             raise self.error("expected a body block without arguments")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         if self.sym_name is not None:
             printer.write(" ")
             printer.print_symbol_name(self.sym_name)
@@ -76,7 +81,7 @@ class ModuleOp(Operation):
         printer.print_region(self.regions[0], print_entry_args=False)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         attributes = {}
         if parser.token.kind == "at_id":
             attributes["sym_name"] = StringAttr(parser.parse_symbol_name())
@@ -107,7 +112,7 @@ class UnrealizedConversionCastOp(Operation):
         if not self.results:
             raise self.error("expected at least one result")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         if self.operands:
             printer.write(" ")
             printer.print_operands(self.operands)
@@ -118,7 +123,7 @@ class UnrealizedConversionCastOp(Operation):
         printer.print_attr_dict(self.attributes)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         operands = parser.parse_operand_list()
         input_types: list[Type] = []
         if operands:

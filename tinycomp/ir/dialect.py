@@ -20,16 +20,19 @@ attributes, regions, successors)``, which works for every op, registered or not.
 1. a docstring: one summary line and an IR example;
 2. class attributes: ``name``, the counts the verifier checks (``num_operands``,
    ``num_results``, ``num_regions``, ``num_successors``; ``None`` means variadic) and
-   the traits (``is_pure``, ``is_terminator``, ``is_isolated_from_above``, ...);
+   the traits and effects (``is_pure``, ``effects = (reads(0), writes(1))``,
+   ``has_recursive_effects``, ``is_terminator``, ``is_commutative``...: the full list,
+   with MLIR's name for each, is in ``op_definition.py``; passes read nothing else);
 3. ``build`` (a classmethod) and accessors as plain ``@property``s;
 4. ``verify_op``, raising ``self.error("expected ..., got ...")``;
 5. optionally custom syntax: set ``has_custom_syntax = True`` and write
-   ``print_custom(self, printer)`` (everything after the op name, each piece with its
-   leading space) and the classmethod ``parse_custom(cls, parser)`` that reads the same
-   text and returns a new op (see ``Printer`` and ``Parser`` for the pieces).
+   ``print_custom(self, printer: Printer)`` (everything after the op name, each piece
+   with its leading space) and the classmethod ``parse_custom(cls, parser: Parser)``
+   that reads the same text and returns a new op (see ``Printer`` and ``Parser`` for
+   the pieces; the annotations let an editor jump to them).
 
 Then list the class in the dialect's ``Dialect`` and call ``register_dialect`` at the
-bottom of the module. ``tinycomp/dialects/arith/binary.py`` is a complete example.
+bottom of the module. ``dialects/arith/binary.py`` is a complete example.
 
 This module also holds small helpers shared by the dialects.
 """

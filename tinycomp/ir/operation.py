@@ -17,12 +17,14 @@ objects; they print in MLIR's generic form and take part in every analysis.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from tinycomp.ir.attributes import Attribute
 from tinycomp.ir.errors import VerifyError
 from tinycomp.ir.location import Location, describe_location
+from tinycomp.ir.op_definition import OpDefinition
+from tinycomp.ir.op_tree import OpTree
 from tinycomp.ir.types import Type
 from tinycomp.ir.values import OpResult, Use, Value
 
@@ -31,40 +33,9 @@ if TYPE_CHECKING:
     from tinycomp.ir.region import Region
 
 
-class Operation:
-    """One operation; subclass it (see ``dialect.py``) to define a registered op."""
-
-    # -- what a registered op class declares (plain class attributes) -----------------
-    name: str = ""
-    """The full op name, ``dialect.opname``."""
-    is_terminator: bool = False
-    """Ends a block (``func.return``, ``cf.br``); must be the last op of its block."""
-    is_isolated_from_above: bool = False
-    """Its regions may not use values defined outside it (``func.func``, ``module``)."""
-    no_terminator: bool = False
-    """The blocks of its regions need no terminator (``module``)."""
-    has_graph_regions: bool = False
-    """Its regions are graph regions: no dominance rule (``module``)."""
-    is_pure: bool = False
-    """No side effects: may be removed when unused, or merged with an identical op."""
-    is_symbol_table: bool = False
-    """Its region holds ops that define symbols (``module`` holds functions)."""
-    has_custom_syntax: bool = False
-    """Implements ``print_custom``/``parse_custom``; otherwise printed in generic form."""
-    default_dialect: str = ""
-    """Inside its regions, ops of this dialect print without the prefix (``return``)."""
-    num_operands: int | None = None
-    """Exact operand count, checked by the verifier (``None``: any number)."""
-    num_results: int | None = None
-    """Exact result count (``None``: any number)."""
-    num_regions: int | None = None
-    """Exact region count (``None``: any number)."""
-    num_successors: int | None = None
-    """Exact successor count (``None``: any number)."""
-    inherent_attributes: tuple[str, ...] = ()
-    """Attributes that belong to the op's definition (``<{...}>`` in generic form)."""
-    default_attributes: dict[str, Attribute] = {}
-    """Attributes whose absence means this value (``fastmath = #arith.fastmath<none>``)."""
+class Operation(OpDefinition, OpTree):
+    """One operation; subclass it (see ``dialect.py``) to define a registered op. What a
+    subclass declares (counts, traits, effects, syntax hooks) is in ``OpDefinition``."""
 
     def __init__(
         self,
@@ -196,172 +167,6 @@ class Operation:
     def set_successor(self, index: int, block: Block) -> None:
         """Make successor ``index`` be ``block``."""
         self._successors[index] = block
-
-    # -- where the op is -----------------------------------------------------------------
-    def parent_region(self) -> Region | None:
-        """The region holding this op's block."""
-        return self.parent.parent if self.parent is not None else None
-
-    def parent_op(self) -> Operation | None:
-        """The op whose region holds this op (``func.func`` for ops in its body)."""
-        region = self.parent_region()
-        return region.parent_op if region is not None else None
-
-    @property
-    def next_op(self) -> Operation | None:
-        """The op after this one in its block."""
-        return self._next
-
-    @property
-    def prev_op(self) -> Operation | None:
-        """The op before this one in its block."""
-        return self._prev
-
-    def is_ancestor_of(self, other: Operation) -> bool:
-        """True if ``other`` is this op or nested (at any depth) inside it."""
-        current: Operation | None = other
-        while current is not None:
-            if current is self:
-                return True
-            current = current.parent_op()
-        return False
-
-    # -- moving and deleting -----------------------------------------------------------
-    def detach(self) -> Operation:
-        """Remove the op from its block, keeping its operands and uses. Returns self."""
-        if self.parent is not None:
-            self.parent._unlink(self)
-        return self
-
-    def move_before(self, anchor: Operation) -> None:
-        """Move this op right before ``anchor`` (possibly into another block)."""
-        if anchor.parent is None:
-            raise ValueError(f"'{anchor.name}' is not in a block")
-        self.detach()
-        anchor.parent.insert_before(self, anchor)
-
-    def move_after(self, anchor: Operation) -> None:
-        """Move this op right after ``anchor``."""
-        if anchor.parent is None:
-            raise ValueError(f"'{anchor.name}' is not in a block")
-        self.detach()
-        anchor.parent.insert_after(self, anchor)
-
-    def erase(self) -> None:
-        """Delete the op: detach it and drop its operands and those of nested ops.
-
-        Raises ``ValueError`` when a result is still used (replace the uses first).
-
-        >>> from tinycomp.ir import parse
-        >>> m = parse("func.func @f(%x: f32) { %0 = arith.negf %x : f32  return }")
-        >>> m.body.first_op.entry_block.first_op.erase()
-        >>> print(m.body.first_op)
-        func.func @f(%x: f32) {
-          return
-        }
-        """
-        for result in self.results:
-            for use in result._uses:
-                if not self.is_ancestor_of(use.user):
-                    raise ValueError(
-                        f"cannot erase '{self.name}'{describe_location(self.location)}: result "
-                        f"#{result.index} is still used by '{use.user.name}'"
-                        f"{describe_location(use.user.location)}"
-                    )
-        self.detach()
-        self.drop_all_references()
-
-    def drop_all_references(self) -> None:
-        """Clear the operands of this op and of every op nested in it."""
-        for op in self.walk():
-            op._drop_operands()
-
-    # -- copying and traversal -----------------------------------------------------------
-    def clone(self, mapping: dict[Any, Any] | None = None) -> Operation:
-        """A deep copy (regions included), detached.
-
-        ``mapping`` maps old values/blocks to new ones; operands found in it are
-        replaced, and it is filled with old -> new for every result, block and block
-        argument copied, so the caller can look up the copies afterwards.
-
-        >>> from tinycomp.ir import parse
-        >>> m = parse("func.func @f(%x: f32) -> f32 { return %x : f32 }")
-        >>> f = m.body.first_op
-        >>> mapping = {}
-        >>> g = f.clone(mapping)
-        >>> g.parent is None, mapping[f.arguments[0]] is g.arguments[0]
-        (True, True)
-        """
-        mapping = {} if mapping is None else mapping
-        new_op = self._clone_tree(mapping)
-        for op in new_op.walk():  # remap uses that came before their definition
-            for index, value in enumerate(op._operands):
-                if value in mapping:
-                    op.set_operand(index, mapping[value])
-        return new_op
-
-    def _clone_tree(self, mapping: dict[Any, Any]) -> Operation:
-        regions = [region._clone_tree(mapping) for region in self.regions]
-        new_op = type(self)(
-            [mapping.get(v, v) for v in self._operands],
-            [r.type for r in self.results],
-            dict(self.attributes),
-            regions,
-            [mapping.get(b, b) for b in self._successors],
-            self.location,
-            name=self.name,
-        )
-        for old, new in zip(self.results, new_op.results, strict=True):
-            new.name_hint = old.name_hint
-            mapping[old] = new
-        return new_op
-
-    def walk(self, order: Literal["pre", "post"] = "pre") -> Iterator[Operation]:
-        """Yield this op and every op nested in it, parents before children ("pre") or
-        children before parents ("post"). Ops erased or moved during the walk are
-        skipped once the walk reaches them; in post order erasing the op just yielded
-        is always safe.
-
-        >>> from tinycomp.ir import parse
-        >>> m = parse("func.func @f(%x: f32) { %0 = arith.negf %x : f32  return }")
-        >>> [op.name for op in m.walk(order="post")]
-        ['arith.negf', 'func.return', 'func.func', 'builtin.module']
-        """
-        if order == "pre":
-            yield self
-        for region in self.regions:
-            for block in region.blocks:
-                for op in block.ops:
-                    if op.parent is block:
-                        yield from op.walk(order)
-        if order == "post":
-            yield self
-
-    # -- hooks a registered op class may override ---------------------------------------
-    def verify_op(self) -> None:
-        """Check the op's own invariants; raise ``self.error(...)`` when one is broken."""
-
-    def verify_symbol_uses(self, symbols: Any) -> None:
-        """Check references to symbols (``func.call``'s callee) against ``symbols``, a
-        ``SymbolTable`` of the nearest enclosing symbol-table op."""
-
-    def successor_operands(self, index: int) -> Sequence[Value] | None:
-        """The operands passed to successor ``index``'s block arguments, or ``None`` when
-        the op does not say (unregistered ops)."""
-        return None
-
-    def asm_result_names(self) -> Sequence[str | None]:
-        """Preferred names for the results when they have no ``name_hint`` (``%c0``)."""
-        return ()
-
-    def print_custom(self, printer: Any) -> None:
-        """Print everything after the op name in custom syntax (``has_custom_syntax``)."""
-        raise NotImplementedError(f"'{self.name}' has no custom syntax")
-
-    @classmethod
-    def parse_custom(cls, parser: Any) -> Operation:
-        """Parse everything after the op name in custom syntax and build the op."""
-        raise NotImplementedError(f"'{cls.name}' has no custom syntax")
 
     # -- diagnostics and text ------------------------------------------------------------
     def error(self, message: str) -> VerifyError:

@@ -1,7 +1,7 @@
 """The op registry: which Python class implements which op name.
 
 The parser reads an op name and asks ``lookup_op_class`` for its class; the printer
-asks the op itself. A dialect module (``tinycomp/dialects/arith/__init__.py``) lists its op
+asks the op itself. A dialect module (``dialects/arith/__init__.py``) lists its op
 classes in a ``Dialect`` and calls ``register_dialect`` once, at import time. Names no
 dialect registered still parse and print (generically) as plain ``Operation``s, so
 tinycomp can carry IR it does not understand, as ``mlir-opt --allow-unregistered-dialect``
@@ -56,6 +56,15 @@ def register_dialect(dialect: Dialect) -> None:
 def lookup_op_class(name: str) -> type[Operation] | None:
     """The class registered for op ``name``, or ``None``."""
     return _OP_CLASSES.get(name)
+
+
+def registered_op_classes() -> list[type[Operation]]:
+    """Every registered op class, in the order the dialects registered them.
+
+    >>> "arith.addf" in [op_class.name for op_class in registered_op_classes()]
+    True
+    """
+    return list(_OP_CLASSES.values())
 
 
 def registered_dialects() -> dict[str, Dialect]:

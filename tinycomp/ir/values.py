@@ -75,11 +75,10 @@ class Value:
     def replace_all_uses_with(self, new: Value) -> None:
         """Make every user read ``new`` instead of this value.
 
-        >>> from tinycomp.ir import Block, f32
-        >>> from tinycomp.dialects.arith import AddFOp
+        >>> from tinycomp.ir import Block, Operation, f32
         >>> block = Block([f32, f32])
         >>> a, b = block.arguments
-        >>> add = AddFOp.build(a, a)
+        >>> add = Operation.create("arith.addf", [a, a], [f32])
         >>> a.replace_all_uses_with(b)
         >>> add.operands == (b, b), a.has_uses
         (True, False)

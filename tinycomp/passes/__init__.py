@@ -6,7 +6,8 @@
 * ``cse``, ``dce``: common subexpression and dead code elimination;
 * ``registry``: pass names for pipelines; ``pipeline``: pipeline text;
 * ``manager``: ``PassManager``: verification between passes, the IR after each pass
-  (``result.stages``), timing.
+  (``result.stages``), timing, with the cyclic garbage collector paused while it runs;
+  ``pipeline_result``: what a run returns, as named records (``Stage(name, text)``).
 
 >>> from tinycomp.ir import parse
 >>> m = parse('''
@@ -27,7 +28,7 @@ module {
     return %d : f32
   }
 }
->>> [name for name, _ in result.stages]
+>>> [stage.name for stage in result.stages]
 ['input', 'canonicalize', 'cse', 'dce']
 """
 
@@ -44,10 +45,12 @@ from tinycomp.passes.errors import PassError
 from tinycomp.passes.fusion import FusionPass
 from tinycomp.passes.generalize import GeneralizePass
 from tinycomp.passes.linalg_to_loops import LinalgToLoopsPass
-from tinycomp.passes.manager import PassManager, PipelineResult
+from tinycomp.passes.manager import PassManager, PipelineResult, Stage
+from tinycomp.passes.math_approximation import MathApproximationPass
 from tinycomp.passes.pass_base import Pass, PatternPass
 from tinycomp.passes.pipeline import PipelineElement, parse_pipeline
 from tinycomp.passes.registry import lookup_pass, register_pass, registered_passes
+from tinycomp.passes.row_strategy import RowStrategyPass
 from tinycomp.passes.tiling import TileAndFusePass, TilePass
 from tinycomp.passes.vectorize import VectorizeLoopsPass
 
@@ -56,7 +59,7 @@ __all__ = [
     "CanonicalizePass", "canonicalization_patterns", "CSEPass", "DCEPass",
     "FusionPass", "GeneralizePass", "LinalgToLoopsPass", "TilePass", "TileAndFusePass",
     "OneShotBufferizePass", "BufferReusePass", "BufferDeallocationPass", "bufferization_passes",
-    "VectorizeLoopsPass",
-    "PassManager", "PipelineResult", "PipelineElement", "parse_pipeline",
+    "VectorizeLoopsPass", "MathApproximationPass", "RowStrategyPass",
+    "PassManager", "PipelineResult", "Stage", "PipelineElement", "parse_pipeline",
     "register_pass", "lookup_pass", "registered_passes",
 ]  # fmt: skip

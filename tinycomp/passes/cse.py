@@ -58,7 +58,7 @@ from tinycomp.ir.equality import effective_attributes
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.region import Region
 from tinycomp.passes.pass_base import Pass
-from tinycomp.rewrite.traits import READ_ONLY_OPS, is_commutative, is_pure, may_write_memory
+from tinycomp.rewrite.traits import is_commutative, is_pure, is_read_only, may_write_memory
 
 __all__ = ["CSEPass", "ScopedTable", "cse_key"]
 
@@ -113,7 +113,7 @@ def cse_key(op: Operation) -> Hashable | None:
     """
     if op.is_terminator or op.regions or not op.results:
         return None
-    if not is_pure(op) and op.name not in READ_ONLY_OPS:
+    if not is_pure(op) and not is_read_only(op):
         return None
     operands = list(op.operands)
     if is_commutative(op):
@@ -187,7 +187,7 @@ class CSEPass(Pass):
             key = cse_key(op)  # 3b, 3c
             if key is None:
                 continue
-            if op.name in READ_ONLY_OPS:
+            if is_read_only(op):
                 earlier_read = reads.get(key)
                 if earlier_read is None or earlier_read[1] < last_write:
                     reads[key] = (op, position)

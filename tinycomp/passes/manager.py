@@ -7,12 +7,19 @@ returns a ``PipelineResult``. Along the way it:
    pass that leaves invalid IR is named in the ``PassError``, instead of a later pass
    tripping over the damage;
 2. prints the IR after every pass (``print_after_each``, on by default) into
-   ``result.stages``, a list of ``(pass name, IR text)`` whose first entry is
-   ``("input", ...)``: what a notebook shows and diffs, one stage at a time;
-3. times each pass (and the verifier and printer) into ``result.timings``, reported by
-   ``result.timing_report()`` only when asked;
+   ``result.stages``, a list of ``Stage(name, text)`` whose first entry is the
+   ``"input"``: what a notebook shows and diffs, one stage at a time;
+3. times each pass (and the verifier and printer) into ``result.timings``
+   (``PassTiming(name, seconds)``), reported by ``result.timing_report()`` only when
+   asked;
 4. collects each pass's ``statistics`` (``{"ops erased": 3}``) into
-   ``result.statistics``.
+   ``result.statistics`` (``PassStatistics(name, counts)``).
+
+The records are in ``pipeline_result.py``. While the passes run, Python's cyclic garbage
+collector is paused, as the parser pauses it: a pass over a big module creates and drops
+millions of objects, and each collection walks every live one, so the collector alone
+would make pass time grow faster than the module (reference counting still frees
+everything as usual; the collector is switched back on after the run).
 
 Nested pipelines (``builtin.module(func.func(cse))``) run a pass on every op of the
 anchor name directly inside the current op. Each pass runs over all anchors before the
@@ -29,9 +36,9 @@ passes the result is the same), so that each stage is one pass.
 ...   return %c : i32
 ... }''')
 >>> result = PassManager.parse("func.func(canonicalize,cse)").run(m)
->>> [name for name, _ in result.stages]
+>>> [stage.name for stage in result.stages]
 ['input', 'func.func(canonicalize)', 'func.func(cse)']
->>> print(result.stages[-1][1])
+>>> print(result.final_text)
 module {
   func.func @f(%x: i32) -> i32 {
     %c = arith.muli %x, %x : i32
@@ -42,9 +49,10 @@ module {
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from contextlib import contextmanager
 
 from tinycomp.ir.errors import VerifyError
 from tinycomp.ir.operation import Operation
@@ -54,65 +62,10 @@ from tinycomp.ir.verifier import verify
 from tinycomp.passes.errors import PassError
 from tinycomp.passes.pass_base import Pass
 from tinycomp.passes.pipeline import PipelineElement, parse_pipeline
+from tinycomp.passes.pipeline_result import PassStatistics, PassTiming, PipelineResult, Stage
 from tinycomp.passes.registry import lookup_pass, registered_passes
 
-__all__ = ["PassManager", "PipelineResult"]
-
-Stage = tuple[str, str]
-"""One stage of a run: the pass name (``"input"`` first) and the IR text after it."""
-
-
-@dataclass
-class PipelineResult:
-    """What a pass manager run produced (see the module docstring)."""
-
-    module: Operation
-    """The op the pipeline ran on (changed in place)."""
-    stages: list[Stage] = field(default_factory=list)
-    """``("input", text)``, then ``(pass name, text after it)`` per pass."""
-    timings: list[tuple[str, float]] = field(default_factory=list)
-    """Seconds spent in each pass, in pipeline order."""
-    verify_seconds: float = 0.0
-    """Seconds spent verifying (the input and after each pass)."""
-    print_seconds: float = 0.0
-    """Seconds spent printing the stages."""
-    statistics: list[tuple[str, dict[str, int]]] = field(default_factory=list)
-    """Each pass's statistics (``{"ops erased": 3}``), in pipeline order."""
-
-    def timing_report(self) -> str:
-        """A table of the time per pass, as ``mlir-opt --mlir-timing`` prints it.
-
-        >>> result = PipelineResult(None, timings=[("cse", 0.003)], verify_seconds=0.001)
-        >>> print(result.timing_report())
-        ===-------------------------------------------------------------------------===
-                                 ... Execution time report ...
-        ===-------------------------------------------------------------------------===
-          Total Execution Time: 0.0040 seconds
-        <BLANKLINE>
-          ----Wall Time----  ----Name----
-            0.0030 ( 75.0%)  cse
-            0.0010 ( 25.0%)  (verifier)
-            0.0040 (100.0%)  Total
-        """
-        rows = list(self.timings)
-        if self.verify_seconds:
-            rows.append(("(verifier)", self.verify_seconds))
-        if self.print_seconds:
-            rows.append(("(printing stages)", self.print_seconds))
-        total = sum(seconds for _, seconds in rows)
-        rule = "===" + "-" * 73 + "==="
-        lines = [
-            rule,
-            " " * 25 + "... Execution time report ...",
-            rule,
-            f"  Total Execution Time: {total:.4f} seconds",
-            "",
-            "  ----Wall Time----  ----Name----",
-        ]
-        for name, seconds in [*rows, ("Total", total)]:
-            percent = 100.0 * seconds / total if total > 0 else 0.0
-            lines.append(f"    {seconds:.4f} ({percent:5.1f}%)  {name}")
-        return "\n".join(lines)
+__all__ = ["PassManager", "PassStatistics", "PassTiming", "PipelineResult", "Stage"]
 
 
 class PassManager:
@@ -205,9 +158,14 @@ class PassManager:
 
     # -- running -----------------------------------------------------------------------------
     def run(self, op: Operation) -> PipelineResult:
-        """Run the pipeline on ``op`` (usually a module), changing it in place."""
+        """Run the pipeline on ``op`` (usually a module), changing it in place, with the
+        cyclic garbage collector paused (module docstring)."""
         if self.anchor is not None and op.name != self.anchor:
             raise PassError(f"the pipeline runs on '{self.anchor}', but was given '{op.name}'")
+        with _garbage_collector_paused():
+            return self._run(op)
+
+    def _run(self, op: Operation) -> PipelineResult:
         result = PipelineResult(op)
         self._check(op, result, None)
         self._record(op, result, "input")
@@ -223,8 +181,8 @@ class PassManager:
                         stage_name,
                         result,
                     ) from error
-            result.timings.append((stage_name, time.perf_counter() - start))
-            result.statistics.append((stage_name, dict(pass_.statistics)))
+            result.timings.append(PassTiming(stage_name, time.perf_counter() - start))
+            result.statistics.append(PassStatistics(stage_name, dict(pass_.statistics)))
             self._check(op, result, stage_name)
             self._record(op, result, stage_name)
         return result
@@ -252,8 +210,21 @@ class PassManager:
         if not self.print_after_each:
             return
         start = time.perf_counter()
-        result.stages.append((stage_name, print_ir(op)))
+        result.stages.append(Stage(stage_name, print_ir(op)))
         result.print_seconds += time.perf_counter() - start
+
+
+@contextmanager
+def _garbage_collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector for a run (module docstring); a nested run
+    leaves it paused, and it is switched back on only if it was on."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
 
 
 def _anchored_ops(root: Operation, path: tuple[str, ...]) -> list[Operation]:

@@ -20,7 +20,8 @@ This pass does that on the loops of ``tinycomp.compile(..., stop_after="loops")`
    in ``self.report``.
 3. **Cost.** LLVM compares the estimated cost per iteration at each ``VF``; tinycomp
    uses the ``vector_width`` it is given and only declines a loop whose known trip count
-   is below one vector.
+   is below one vector; with ``min_width`` it first halves the width down to that many
+   lanes for such a loop (a row of 7 floats: 4 lanes and a 3-iteration epilogue).
 4. **Widening** (``vectorize_widen``): a vector loop of step ``W`` over the largest
    multiple of ``W`` iterations (vector loads and stores, arith/math on vectors,
    broadcasts of uniform scalars, vector accumulators for reductions), one
@@ -93,7 +94,7 @@ from tinycomp.passes.vectorize_report import LoopDecision, VectorizationReport
 from tinycomp.passes.vectorize_widen import VECTORIZED, WidenedLoop, widen_loop
 from tinycomp.rewrite.rewriter import PatternRewriter
 
-__all__ = ["VectorizeLoopsPass", "innermost_loops", "vectorize_loop"]
+__all__ = ["VectorizeLoopsPass", "innermost_loops", "narrowed_width", "vectorize_loop"]
 
 _LOOP_OPS = ("scf.for", "scf.while", "scf.parallel", "scf.forall", "affine.for", "affine.parallel")
 
@@ -106,7 +107,11 @@ class VectorizeLoopsPass(Pass):
     summary = "widen innermost scf.for loops into vector loops with a scalar epilogue"
 
     def __init__(
-        self, vector_width: int = 8, reassociate: bool = True, contract: bool = False
+        self,
+        vector_width: int = 8,
+        reassociate: bool = True,
+        contract: bool = False,
+        min_width: int | None = None,
     ) -> None:
         super().__init__()
         if not isinstance(vector_width, int) or isinstance(vector_width, bool):
@@ -119,6 +124,16 @@ class VectorizeLoopsPass(Pass):
         """Reorder float sums and products into partial results (``-ffast-math``)."""
         self.contract = contract
         """Fuse ``a * b + c`` into ``vector.fma`` even without ``fastmath<contract>``."""
+        if min_width is not None and not (
+            isinstance(min_width, int) and 2 <= min_width <= vector_width
+        ):
+            raise PassError(
+                f"vectorize-loops: expected 2 <= min_width <= vector_width ({vector_width}), "
+                f"got {min_width!r}"
+            )
+        self.min_width = min_width if min_width is not None else vector_width
+        """The narrowest vector tried on a loop too short for ``vector_width`` lanes
+        (halving the width down to it: a 7-iteration row gets 4 lanes + 3 scalar)."""
         self.report = VectorizationReport(vector_width)
         """One ``LoopDecision`` per innermost loop of the last run."""
 
@@ -128,11 +143,34 @@ class VectorizeLoopsPass(Pass):
             label = f"@{function_name} #{number} scf.for %{loop.induction_var.name_hint or 'iv'}"
             if VECTORIZED in loop.attributes:
                 continue
-            decision = vectorize_loop(
-                loop, self.vector_width, self.reassociate, self.contract, label
-            )
+            width = narrowed_width(loop, self.vector_width, self.min_width)
+            decision = vectorize_loop(loop, width, self.reassociate, self.contract, label)
+            if decision.vectorized and width != self.vector_width:
+                decision.summary += f" ({width} lanes: the trip count is below {self.vector_width})"
             self.report.add(decision)  # step 5
             self.statistics["loops vectorized" if decision.vectorized else "loops left alone"] += 1
+
+
+def narrowed_width(loop: ForOp, vector_width: int, min_width: int) -> int:
+    """``vector_width``, halved while it exceeds the loop's known trip count and stays at
+    least ``min_width`` (LLVM's cost model picks a narrower VF for short loops too).
+
+    >>> from tinycomp.ir import parse
+    >>> m = parse('''func.func @f(%x: memref<7xf32>) {
+    ...   %c0 = arith.constant 0 : index
+    ...   %c1 = arith.constant 1 : index
+    ...   %c7 = arith.constant 7 : index
+    ...   scf.for %i = %c0 to %c7 step %c1 { }
+    ...   return }''')
+    >>> loop = [op for op in m.walk() if op.name == "scf.for"][0]
+    >>> narrowed_width(loop, 8, 4), narrowed_width(loop, 16, 2), narrowed_width(loop, 8, 8)
+    (4, 4, 8)
+    """
+    trip_count = static_trip_count(loop)
+    width = vector_width
+    while trip_count is not None and width > trip_count and width // 2 >= min_width:
+        width //= 2
+    return width
 
 
 def innermost_loops(op: Operation) -> list[tuple[str, int, ForOp]]:

@@ -10,7 +10,7 @@ from tinycomp.perf.roofline import (
     matmul_cost,
     softmax_cost,
 )
-from tinycomp.perf.roofline_plot import roofline_picture, roofline_table
+from tinycomp.perf.roofline_table import roofline_table
 
 __all__ = [
     "A100_FP32",
@@ -22,7 +22,6 @@ __all__ = [
     "Machine",
     "matmul_cost",
     "program_bytes",
-    "roofline_picture",
     "roofline_table",
     "softmax_cost",
 ]

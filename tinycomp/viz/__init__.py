@@ -85,6 +85,7 @@ from tinycomp.viz.plots import (
     new_figure,
 )
 from tinycomp.viz.program_explorer import program_explorer
+from tinycomp.viz.roofline_plot import roofline_picture
 from tinycomp.viz.render import (
     RendererNotAvailable,
     RenderError,
@@ -98,6 +99,7 @@ from tinycomp.viz.tiling_pictures import tile_view, tiling_picture
 from tinycomp.viz.widgets import Explorer, explore
 
 __all__ = [
+    "roofline_picture",
     "PALETTE",
     "Cluster",
     "Explorer",

@@ -26,7 +26,7 @@ from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.printer import naming_root
 from tinycomp.perf.kernel_cost import kernel_cost
-from tinycomp.viz.fusion_graph import format_bytes
+from tinycomp.viz.bytes_chart import format_bytes
 
 __all__ = ["CostState", "KernelRow", "cost_table_svg", "cost_table_text", "kernel_rows", "stack"]
 

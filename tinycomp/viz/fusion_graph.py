@@ -17,7 +17,9 @@ that, and counts the bytes. The algorithm:
    its shape and bytes, dashed and inside the frame when it is no longer written.
 
 Bytes moved are ``tinycomp.perf.kernel_cost``'s compulsory traffic of each kernel; a
-tensor's own size is its elements times ``ceil(bitwidth / 8)`` bytes each.
+tensor's own size is its elements times ``ceil(bitwidth / 8)`` bytes each. Steps 1 and 4
+are here; steps 2 and 3, fusing with a record, are ``fusion_record.py``; the byte
+counts and bars are ``bytes_chart.py`` (both re-exported here).
 
 >>> import numpy as np
 >>> from tinycomp.frontend import exp, trace
@@ -32,20 +34,22 @@ tensor's own size is its elements times ``ceil(bitwidth / 8)`` bytes each.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-
 from tinycomp.dialects.linalg.base import StructuredOp
-from tinycomp.dialects.linalg.generic import GenericOp
 from tinycomp.ir.naming import SSANames
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.symbols import symbol_name
-from tinycomp.ir.type_helpers import byte_size
 from tinycomp.ir.types import ShapedType
 from tinycomp.ir.values import Value
-from tinycomp.passes.fusion import FusionPass, why_not_fusable
-from tinycomp.perf.kernel_cost import kernel_cost, program_bytes
-from tinycomp.rewrite.rewriter import PatternRewriter, RewriteListener
+from tinycomp.passes.fusion import why_not_fusable
+from tinycomp.perf.kernel_cost import program_bytes
+from tinycomp.viz.bytes_chart import bytes_moved_chart, format_bytes, text_table
+from tinycomp.viz.fusion_record import (
+    FusionRecord,
+    FusionRule,
+    fuse_and_record,
+    linalg_op_names,
+    tensor_bytes,
+)
 from tinycomp.viz.graph import Graph, GraphError
 from tinycomp.viz.graph_style import (
     CONSTANT,
@@ -59,7 +63,6 @@ from tinycomp.viz.graph_style import (
 from tinycomp.viz.kernel_graph import kernel_summary
 from tinycomp.viz.palette import swatches
 from tinycomp.viz.picture import Picture
-from tinycomp.viz.plots import figure_to_picture, house_style, new_figure
 from tinycomp.viz.render import render_svg
 
 __all__ = [
@@ -70,114 +73,6 @@ __all__ = [
     "fuse_and_record",
     "fusion_graph",
 ]
-
-FusionRule = Callable[[GenericOp, GenericOp, int], "str | None"]
-"""``rule(producer, consumer, operand_index)``: why the pair may not fuse, or ``None``
-(``why_not_fusable``'s signature; MLIR's pass takes a ``ControlFusionFn`` likewise)."""
-
-
-def format_bytes(count: int) -> str:
-    """``128 B``, ``1.5 KiB``, ``2 MiB``.
-
-    >>> format_bytes(96), format_bytes(1536), format_bytes(3 << 20)
-    ('96 B', '1.5 KiB', '3 MiB')
-    """
-    for unit, size in (("MiB", 1 << 20), ("KiB", 1 << 10)):
-        if count >= size:
-            return f"{count / size:.4g} {unit}"
-    return f"{count} B"
-
-
-# -- fusing, and remembering who went where ------------------------------------------------
-@dataclass(frozen=True)
-class FusionRecord:
-    """What ``fuse_and_record`` did, by the names the ops had before fusion."""
-
-    kernels: dict[str, tuple[str, ...]]
-    """Each kernel left, by the name of the op that holds it (the last consumer), with the
-    original ops it computes, in program order."""
-    not_written: dict[str, int]
-    """Each tensor no longer materialized, with its size in bytes (0 if dynamic)."""
-    reasons: tuple[str, ...]
-    """The pairs left unfused, ``'%a -> %b: reason'``, as in ``FusionPass.report``."""
-    kernels_before: int
-    """Linalg ops before fusion."""
-    kernel_bytes: dict[str, int | None]
-    """Each kernel's compulsory traffic after fusion (same keys as ``kernels``); ``None``
-    when its loop sizes are not all static."""
-
-
-def fuse_and_record(root: Operation, rule: FusionRule = why_not_fusable) -> FusionRecord:
-    """Fuse ``root`` in place with ``FusionPass`` (step 2 of the module docstring), with
-    ``rule`` deciding which producer-consumer pairs may fuse, and record who went where.
-
-    >>> from tinycomp.frontend import TensorSpec, softmax, trace
-    >>> record = fuse_and_record(trace(softmax, TensorSpec((2, 4))))
-    >>> record.kernels["%exp"], record.not_written
-    (('%sub', '%exp'), {'%sub': 32})
-    """
-    names = _op_names(root)
-    fusion = _RecordingFusion(rule, names)
-    fusion.run(root)
-    members = fusion.tracker.members
-    kernels, kernel_bytes = {}, {}
-    for op in root.walk():
-        if isinstance(op, StructuredOp):
-            held = members.get(op, [op])
-            kernels[names[held[-1]]] = tuple(names[member] for member in held)
-            static = None not in op.static_loop_sizes()
-            kernel_bytes[names[held[-1]]] = int(kernel_cost(op).bytes) if static else None
-    return FusionRecord(kernels, fusion.not_written, tuple(fusion.report), len(names), kernel_bytes)
-
-
-class _ReplacementTracker(RewriteListener):
-    """Hands the original ops an op holds over to the op that replaces it."""
-
-    def __init__(self, members: dict[Operation, list[Operation]]) -> None:
-        self.members = members
-
-    def notify_op_replaced(self, op: Operation, new_values: Sequence[Value]) -> None:
-        if op in self.members and new_values:
-            self.members[new_values[0].defining_op()] = self.members.pop(op)
-
-
-class _RecordingFusion(FusionPass):
-    """``FusionPass`` that also notes, at each fusion, which original ops the fused op
-    computes and which tensor stopped being written."""
-
-    def __init__(self, rule: FusionRule, names: dict[Operation, str]) -> None:
-        self.names = names
-        self.order = {op: number for number, op in enumerate(names)}
-        self.tracker = _ReplacementTracker({op: [op] for op in names})
-        self.not_written: dict[str, int] = {}
-        super().__init__(rule=rule, listener=self.tracker)
-
-    def fuse_pair(
-        self, producer: GenericOp, consumer: GenericOp, index: int, rewriter: PatternRewriter
-    ) -> GenericOp:
-        held = self.tracker.members.pop(producer)  # in program order: its result is the last's
-        self.not_written[self.names[held[-1]]] = _tensor_bytes(consumer.operands[index])
-        fused = super().fuse_pair(producer, consumer, index, rewriter)
-        members = self.tracker.members
-        members[fused] = sorted(members[fused] + held, key=self.order.__getitem__)
-        return fused
-
-
-def _hint(value: Value) -> str:
-    """FusionPass's way to name a value in its report."""
-    return f"%{value.name_hint}" if value.name_hint else f"<{value.type}>"
-
-
-def _op_names(root: Operation) -> dict[Operation, str]:
-    """Every linalg op under ``root``, in walk order, with its printed result name."""
-    names: dict[Operation, str] = {}
-    functions = [op for op in root.walk() if op.name == "func.func"] or [root]
-    for function in functions:
-        ssa = SSANames(function, use_asm_names=True)
-        for op in function.walk():
-            if isinstance(op, StructuredOp):
-                names[op] = ssa.value_name(op.results[0]) if op.results else f"<{op.name}>"
-    return names
 
 
 # -- the picture ------------------------------------------------------------------------------
@@ -243,7 +138,7 @@ class _Drawing:
     taken before fusion."""
 
     def __init__(self, function: Operation) -> None:
-        self.names = _op_names(function)
+        self.names = linalg_op_names(function)
         ssa = SSANames(function, use_asm_names=True)
         self.nodes: dict[str, str] = {}  # node name -> label
         self.arguments = [ssa.value_name(a) for a in function.regions[0].entry_block.arguments]
@@ -266,7 +161,7 @@ class _Drawing:
             for value in dict.fromkeys(read):
                 source = self._source(value, ssa)
                 if source is not None and _has_static_shape(value):
-                    row = (ssa.value_name(value), str(value.type), _tensor_bytes(value))
+                    row = (ssa.value_name(value), str(value.type), tensor_bytes(value))
                     self.tensors.append((*row, source, reader))
         if any(reader == "return" for *_, reader in self.tensors):
             self.nodes["return"] = "return"
@@ -293,8 +188,8 @@ class _Drawing:
                 where = "read" if source not in self.names.values() else "written, read back"
             tensor_rows.append([value, value_type, format_bytes(size), source, reader, where])
         lines = [title]
-        lines += _table(["kernel", "ops", "bytes moved"], kernel_rows)
-        lines += _table(["tensor", "type", "bytes", "from", "to", "memory"], tensor_rows)
+        lines += text_table(["kernel", "ops", "bytes moved"], kernel_rows)
+        lines += text_table(["tensor", "type", "bytes", "from", "to", "memory"], tensor_rows)
         return "\n".join(lines)
 
     def graph(self, record: FusionRecord, title: str) -> Graph:
@@ -350,11 +245,6 @@ class _Drawing:
         return list(seen.values())
 
 
-def _tensor_bytes(value: Value) -> int:
-    """The size of a tensor value in bytes; 0 when its shape is dynamic (as FusionPass)."""
-    return (byte_size(value.type) or 0) if isinstance(value.type, ShapedType) else 0
-
-
 def _has_static_shape(value: Value) -> bool:
     """A tensor or memref whose every size is known."""
     return isinstance(value.type, ShapedType) and value.type.has_static_shape
@@ -368,53 +258,3 @@ def _short_type(type_text: str) -> str:
 def _count(number: int, noun: str) -> str:
     """``1 kernel``, ``2 kernels``."""
     return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
-
-
-def _table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    """Left-aligned columns, two spaces apart, indented by two."""
-    widths = [max(len(str(row[i])) for row in [headers, *rows]) for i in range(len(headers))]
-    lines = []
-    for row in [headers, *rows]:
-        cells = [str(cell).ljust(width) for cell, width in zip(row, widths, strict=True)]
-        lines.append(("  " + "  ".join(cells)).rstrip())
-    return lines
-
-
-# -- bytes before and after, as bars --------------------------------------------------------------
-def bytes_moved_chart(
-    bytes_by_program: Mapping[str, Mapping[str, int]], *, title: str | None = None
-) -> Picture:
-    """Grouped bars: for each program, bytes moved in each setting (``"unfused"``, ...),
-    in KiB, or in MiB when some program moves 1 MiB or more. The text twin is the table.
-
-    >>> print(bytes_moved_chart({"softmax": {"unfused": 2048, "fused": 1024}}).text)
-    bytes moved (KiB)
-      program  unfused  fused
-      softmax  2        1
-    """
-    programs = list(bytes_by_program)
-    settings = list(dict.fromkeys(s for row in bytes_by_program.values() for s in row))
-    largest = max((v for row in bytes_by_program.values() for v in row.values()), default=0)
-    unit, size = ("MiB", 1 << 20) if largest >= 1 << 20 else ("KiB", 1 << 10)
-    width = 0.8 / max(len(settings), 1)
-    with house_style():
-        fig, ax = new_figure()
-        for number, (setting, swatch) in enumerate(
-            zip(settings, swatches(len(settings)), strict=True)
-        ):
-            values = [bytes_by_program[p].get(setting, 0) / size for p in programs]
-            offset = (number - (len(settings) - 1) / 2) * width
-            positions = [i + offset for i in range(len(programs))]
-            style = {"color": swatch.color, "hatch": swatch.hatch or None, "edgecolor": "white"}
-            ax.bar(positions, values, width=width, label=setting, **style)
-        ax.set_xticks(range(len(programs)), programs)
-        ax.grid(axis="x", visible=False)
-        ax.set_ylabel(f"bytes moved ({unit})")
-        if title is not None:
-            ax.set_title(title)
-        ax.legend()
-    rows = [
-        [p, *(f"{bytes_by_program[p].get(s, 0) / size:.4g}" for s in settings)] for p in programs
-    ]
-    heading = f"bytes moved ({unit})" + ("" if title is None else f": {title}")
-    return figure_to_picture(fig, "\n".join([heading, *_table(["program", *settings], rows)]))

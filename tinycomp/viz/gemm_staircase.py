@@ -1,7 +1,8 @@
-"""The GEMM staircase: GFLOPS against size for every matmul of a stored benchmark run.
+"""The GEMM staircase: GFLOPS against size for every step of a stored benchmark run.
 
-Each step of the staircase is a thing the compiler learned about the machine (naive loops,
-tiled and vectorized loops, the blocked GEMM), with numpy on one thread on top; the data
+Each step of the staircase is the same ``tinycomp.compile(..., target="cpu")`` call with
+options that let the compiler use one more thing it knows about the machine (naive loops,
+tiled and vectorized loops, the BLIS strategy), with numpy on one thread on top; the data
 is a ``tinycomp.perf.gemm_results.GemmBenchmark`` read from ``benchmarks/results/``.
 
 >>> from tinycomp.perf.gemm_results import GemmBenchmark
@@ -21,7 +22,7 @@ __all__ = ["staircase_picture"]
 
 
 def staircase_picture(result: GemmBenchmark) -> Picture:
-    """GFLOPS against size for every variant of ``result``, log scales (a missing run is a gap)."""
+    """GFLOPS against size for every step of ``result``, log scales (a missing run is a gap)."""
     series = {
         LABELS[name]: [value if value is not None else float("nan") for value in values]
         for name, values in ((n, result.gflops[n]) for n in VARIANTS if n in result.gflops)

@@ -40,7 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from tinycomp.viz.fusion_graph import format_bytes
+from tinycomp.viz.bytes_chart import format_bytes
 from tinycomp.viz.memory_timeline import BufferLifetime, MemoryTimeline
 from tinycomp.viz.palette import Swatch, swatches
 from tinycomp.viz.picture import Picture

@@ -1,7 +1,8 @@
 """Step through a pass pipeline: pick a stage, see what that pass changed.
 
 A pipeline run gives a list of *stages*, ``(pass name, IR text after it)``, the first
-being ``("input", text)`` (the pass manager's ``result.stages``). The stepper shows one
+being ``("input", text)`` (the pass manager's ``result.stages``, whose ``Stage`` records
+have ``name`` and ``text``; plain pairs work too). The stepper shows one
 stage at a time: the first as the IR itself, every later one as a coloured diff
 against the stage before it (see :mod:`tinycomp.viz.ir_diff`), with a label that
 counts the change: ``after cse: 2 lines removed, 1 added (5 ops -> 4 ops)``.
@@ -128,18 +129,22 @@ def pass_stepper(
 
 
 def _checked(stages: Sequence[Stage]) -> list[Stage]:
-    """The stages as a list, after checking that each is a ``(name, text)`` pair."""
-    stages = list(stages)
-    if not stages:
-        raise ValueError("expected at least one stage, such as ('input', ir_text), got none")
+    """The stages as ``(name, text)`` pairs, after checking each: a pair of strings, or
+    a pass manager ``Stage`` (which has ``name`` and ``text``)."""
+    checked: list[Stage] = []
     for number, stage in enumerate(stages):
-        ok = isinstance(stage, tuple) and len(stage) == 2
-        if not (ok and isinstance(stage[0], str) and isinstance(stage[1], str)):
+        pair = (getattr(stage, "name", None), getattr(stage, "text", None))
+        if isinstance(stage, tuple) and len(stage) == 2:
+            pair = stage
+        if not (isinstance(pair[0], str) and isinstance(pair[1], str)):
             raise TypeError(
                 f"expected stage {number} to be a (pass name, IR text) pair of strings, "
                 f"got {type(stage).__name__} {str(stage)[:60]!r}"
             )
-    return stages
+        checked.append((pair[0], pair[1]))
+    if not checked:
+        raise ValueError("expected at least one stage, such as ('input', ir_text), got none")
+    return checked
 
 
 def _plural(count: int, noun: str) -> str:

@@ -45,8 +45,8 @@ import ipywidgets
 
 from tinycomp.passes import GeneralizePass
 from tinycomp.testing import KERNELS, Kernel
+from tinycomp.viz.bytes_chart import format_bytes
 from tinycomp.viz.cost_table import CostState, cost_table_svg, cost_table_text, kernel_rows, stack
-from tinycomp.viz.fusion_graph import format_bytes
 from tinycomp.viz.ir_listing import ir_listing
 from tinycomp.viz.ir_text import IRText
 from tinycomp.viz.kernel_graph import kernel_graph

@@ -10,10 +10,10 @@ expected verdict as a plain assert; the ``mlir`` test checks that mlir-opt agree
 from __future__ import annotations
 
 import pytest
-from ir.mlir_opt import MlirOptError, requires_mlir_opt, run_mlir_opt
 
 from tinycomp.ir import VerifyError, parse
 
+from ..mlir_opt import MlirOptError, requires_mlir_opt, run_mlir_opt
 from .roundtrip import in_function
 
 SIGNATURE = "(%n: index, %m: memref<?xf32>, %v: f32)"

@@ -6,14 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tinycomp.interp import InterpreterError
+from tinycomp.dialects.func.out_params import out_param_positions
+from tinycomp.interp import InterpreterError, run_bufferized
 from tinycomp.ir import parse
-from tinycomp.passes.bufferize import (
-    OneShotBufferizePass,
-    buffer_results_to_out_params,
-    out_param_positions,
-    run_bufferized,
-)
+from tinycomp.passes.bufferize import OneShotBufferizePass, buffer_results_to_out_params
 
 from .cases import HAND_WRITTEN
 
@@ -107,3 +103,22 @@ def test_reading_the_out_param_before_writing_it_is_an_error():
     }"""
     with pytest.raises(InterpreterError, match="never written"):
         run_bufferized(text, np.zeros(2, np.float32))
+
+
+def test_out_params_keep_the_other_arguments_attributes_and_the_convention_reads_them():
+    from tinycomp.dialects.func.out_params import count_out_params, out_param_types
+
+    module = parse(
+        """func.func @f(%x: memref<4xf32> {my.note = 1 : i32}) -> memref<4xf32> {
+  %a = memref.alloc() : memref<4xf32>
+  memref.copy %x, %a : memref<4xf32> to memref<4xf32>
+  return %a : memref<4xf32>
+}"""
+    )
+    function = module.body.first_op
+    buffer_results_to_out_params(function)
+    assert "%x: memref<4xf32> {my.note = 1 : i32}" in str(function)
+    assert out_param_positions(function) == [1] and count_out_params(function) == 1
+    assert [str(t) for t in out_param_types(function)] == ["memref<4xf32>"]
+    x = np.arange(4, dtype=np.float32)
+    np.testing.assert_array_equal(run_bufferized(module, x, entry="f"), x)

@@ -9,10 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tinycomp.interp import interpret
+from tinycomp.interp import interpret, run_bufferized
 from tinycomp.ir import parse
 from tinycomp.passes import LinalgToLoopsPass, PassError
-from tinycomp.passes.bufferize import OneShotBufferizePass, analyze_in_place, run_bufferized
+from tinycomp.passes.bufferize import OneShotBufferizePass, analyze_in_place
 
 from .cases import HAND_WRITTEN, ID1, ID2
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from tinycomp.frontend import TensorSpec, softmax, trace
-from tinycomp.interp import interpret
+from tinycomp.interp import interpret, run_bufferized
 from tinycomp.ir import parse
 from tinycomp.passes import PassManager
 from tinycomp.passes.bufferize import (
@@ -17,7 +17,6 @@ from tinycomp.passes.bufferize import (
     bufferization_passes,
     insert_deallocations,
     reuse_buffers,
-    run_bufferized,
 )
 
 from .cases import HAND_WRITTEN, ID1

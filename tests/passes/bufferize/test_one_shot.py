@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from tinycomp.frontend import TensorSpec, softmax, trace
-from tinycomp.interp import InterpreterError, interpret
+from tinycomp.interp import InterpreterError, interpret, run_bufferized
 from tinycomp.ir import Operation, RankedTensorType, parse
 from tinycomp.passes import CanonicalizePass, CSEPass, LinalgToLoopsPass, PassManager
 from tinycomp.passes.bufferize import (
@@ -17,7 +17,6 @@ from tinycomp.passes.bufferize import (
     BufferReusePass,
     OneShotBufferizePass,
     bufferization_passes,
-    run_bufferized,
 )
 from tinycomp.passes.registry import lookup_pass
 
@@ -167,7 +166,7 @@ def test_passes_are_registered_under_their_names():
     assert lookup_pass("buffer-deallocation") is BufferDeallocationPass
     module = parse(HAND_WRITTEN["branching use"])
     result = PassManager.parse("one-shot-bufferize,buffer-reuse,buffer-deallocation").run(module)
-    assert [name for name, _ in result.stages][1:] == [
+    assert [stage.name for stage in result.stages][1:] == [
         "one-shot-bufferize",
         "buffer-reuse",
         "buffer-deallocation",

@@ -21,10 +21,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tinycomp.interp import interpret
+from tinycomp.interp import interpret, run_bufferized
 from tinycomp.ir import parse
 from tinycomp.passes import LinalgToLoopsPass, PassManager
-from tinycomp.passes.bufferize import analyze_in_place, bufferization_passes, run_bufferized
+from tinycomp.passes.bufferize import analyze_in_place, bufferization_passes
 
 TYPE = "tensor<3x3xf32>"
 VECTOR = "tensor<8xf32>"

@@ -2,19 +2,20 @@
 
 A ``CpuFunction`` is one function of a JIT-compiled module. Calling it, step by step:
 
-1. Check the arguments against the tinycomp signature: one per parameter; a memref
-   parameter takes a numpy array of the element's dtype (``bfloat16`` from
-   ``ml_dtypes`` for ``bf16``), of the right rank and the static sizes of the type; a
-   scalar parameter takes a Python or numpy number that fits.
+1. Check the arguments against the tinycomp signature (``argument_checks.py``): one
+   per parameter; a memref parameter takes a numpy array of the element's dtype, rank
+   and static sizes, with the strides the type promises (an input that lacks them is
+   passed as a C-contiguous copy); a scalar parameter takes a number that fits.
 2. Describe each array as the memref ABI wants it (``llvm/descriptor.py``): its data
-   pointer (twice: allocated and aligned), offset 0, its shape, and its strides in
-   *elements* (numpy counts bytes). Where the memref type fixes the strides (an
-   identity layout is row-major), the compiled code uses those constants and ignores
-   the ones passed, so the array must have them: an input that does not is copied to
-   a C-contiguous array first; an output must be given C-contiguous and writable.
-3. Write every LLVM parameter into an 8-byte slot, make the array of pointers to the
-   slots (plus one slot per result) and call ``@_mlir_<name>`` (``packed.py``).
-4. Read the results back from their slots, in the result's dtype.
+   pointer (twice: allocated and aligned), offset, shape, and strides in *elements*
+   (numpy counts bytes), each in an 8-byte slot, with an array of pointers to the
+   slots (plus one slot per result).
+3. Call ``@_mlir_<name>`` (``packed.py``) and read the results back from their slots.
+
+Everything in steps 1 and 2 that depends only on the arrays' shapes, dtypes and strides
+is done once per such *signature* and kept as a ``CallPlan`` (``call_plan.py``); a call
+with a signature seen before only writes the data pointers and the scalars, checks what
+can change between calls, and calls.
 
 ``run`` is the caller of a bufferized function (like ``run_bufferized`` for the
 interpreter): it allocates the out-params marked ``{bufferize.result}`` and returns
@@ -26,21 +27,24 @@ and tracks initialisation; native code cannot).
 from __future__ import annotations
 
 import ctypes
-import functools
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from tinycomp.codegen.cpu.argument_checks import check_memref_argument, check_scalar
+from tinycomp.codegen.cpu.call_plan import MISALIGNED, CallPlan
 from tinycomp.codegen.errors import CodegenError
+from tinycomp.dialects.func.out_params import call_out_params, out_param_positions
 from tinycomp.ir.operation import Operation
-from tinycomp.ir.type_helpers import strides_and_offset, to_numpy_dtype
-from tinycomp.ir.types import DYNAMIC, FloatType, IndexType, IntegerType, MemRefType, Type
-from tinycomp.passes.bufferize.function_boundary import out_param_positions
+from tinycomp.ir.type_helpers import to_numpy_dtype
+from tinycomp.ir.types import DYNAMIC, FloatType, MemRefType, Type
 
 __all__ = ["CpuFunction"]
 
 _PACKED_CALL = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_MAX_PLANS = 64
+"""Signatures kept per function (a function called on ever new shapes starts over)."""
 
 
 class CpuFunction:
@@ -59,6 +63,8 @@ class CpuFunction:
     """
 
     def __init__(self, func_op: Operation, address: int, engine: Any = None):
+        self.op = func_op
+        """The ``func.func`` the code was compiled from."""
         self.name: str = func_op.attributes["sym_name"].value
         """The function's name (without ``@``)."""
         function_type = func_op.attributes["function_type"].type
@@ -78,6 +84,12 @@ class CpuFunction:
                 zip(self.parameter_names, self.parameter_types, strict=True)
             )
         ]  # for messages, printed once: calls are hot
+        self._memref_positions = [
+            position for position, t in enumerate(self.parameter_types) if isinstance(t, MemRefType)
+        ]
+        self._all_memrefs = len(self._memref_positions) == len(self.parameter_types)
+        self._plans: dict[Any, CallPlan] = {}  # by signature (call_plan.py)
+        self._outputs: dict[Any, list] = {}  # run's out-params, by inputs and shapes
         self._call = _PACKED_CALL(address)
         self._engine = engine  # the code lives as long as its execution engine: keep it
 
@@ -95,36 +107,59 @@ class CpuFunction:
                 f"@{self.name} takes {len(self.parameter_types)} arguments "
                 f"({', '.join(map(str, self.parameter_types))}), got {len(args)}"
             )
-        slots: list[tuple[str | np.dtype, Any]] = []  # ("ptr" | "i64" | a dtype, value)
-        keep_alive = []
-        for position, (value, t) in enumerate(zip(args, self.parameter_types, strict=True)):
-            if isinstance(t, MemRefType):
-                array = self._memref_argument(position, value, t)
-                keep_alive.append(array)
-                slots += _descriptor_slots(array, t)
-            else:
-                slots.append((self._scalar_dtype(position, t), self._scalar(position, value, t)))
-        self._check_out_params_are_distinct(args)
-        result_dtypes = [to_numpy_dtype(t) for t in self.result_types]
-        storage = np.zeros(len(slots) + len(result_dtypes), dtype=np.uint64)
-        raw = storage.view(np.uint8).reshape(-1, 8)
-        words = storage.view(np.int64)
-        for index, (kind, value) in enumerate(slots):  # step 3
-            if isinstance(kind, str):
-                words[index] = value
-            else:
-                item = np.array([value], dtype=kind).view(np.uint8)
-                raw[index, : item.size] = item
-        pointers = storage.ctypes.data + 8 * np.arange(storage.size, dtype=np.uint64)
-        self._call(pointers.ctypes.data)
-        results = []
-        for index, dtype in enumerate(result_dtypes):  # step 4
-            row = raw[len(slots) + index, : dtype.itemsize].copy()
-            results.append(row.view(dtype)[0])
-        del keep_alive
-        if not results:
+        try:  # self._signature(args), inlined: calls are hot
+            key = tuple([(type(a), a.shape, a.strides, a.dtype) for a in self._memrefs_of(args)])
+        except AttributeError:
+            key = None
+        plan = self._plans.get(key)
+        if plan is not None:
+            result = plan.call(self._call, args)
+            if result is not MISALIGNED:
+                return result
+        return self._plan(args).call(self._call, args)
+
+    def _signature(self, args: Sequence[Any]) -> Any:
+        """What a plan depends on: the type, shape, strides and dtype of every memref
+        argument (``None`` if one is not even an array)."""
+        try:
+            return tuple([(type(a), a.shape, a.strides, a.dtype) for a in self._memrefs_of(args)])
+        except AttributeError:
             return None
-        return results[0] if len(results) == 1 else tuple(results)
+
+    def _memrefs_of(self, args: Sequence[Any]) -> Sequence[Any]:
+        """The arguments passed for memref parameters."""
+        if self._all_memrefs:
+            return args
+        return [args[position] for position in self._memref_positions]
+
+    def _plan(self, args: Sequence[Any]) -> CallPlan:
+        """Check ``args`` from scratch (step 1) and make their plan, kept for the next
+        call with the same signature."""
+        copies = {
+            position: check_memref_argument(
+                self._describe(position),
+                args[position],
+                self.parameter_types[position],
+                position in self.out_params,
+            )
+            for position in self._memref_positions
+        }
+        for position, t in enumerate(self.parameter_types):
+            if not isinstance(t, MemRefType):
+                check_scalar(self._describe(position), args[position], t)
+        plan = CallPlan(
+            self.parameter_types,
+            self.result_types,
+            args,
+            copies,
+            self.out_params,
+            self._describe,
+        )
+        if all(args[position].flags.aligned for position in self._memref_positions):
+            if len(self._plans) >= _MAX_PLANS:
+                self._plans.clear()
+            self._plans[self._signature(args)] = plan  # a misaligned array is not typical
+        return plan
 
     def run(self, *inputs: Any, output_shapes: Sequence[Sequence[int]] | None = None) -> Any:
         """Call a bufferized function: allocate its out-params (NaN-filled for floats),
@@ -135,25 +170,24 @@ class CpuFunction:
         ones beyond ``inputs``; ``output_shapes`` gives their shapes where the types
         have dynamic sizes.
         """
-        count = len(self.parameter_types)
-        outs = self.out_params or list(range(len(inputs), count))
-        if len(inputs) + len(outs) != count:
-            raise CodegenError(
-                f"@{self.name} takes {count - len(outs)} arguments besides its "
-                f"{len(outs)} out-params, got {len(inputs)}"
-            )
-        shapes = list(output_shapes) if output_shapes is not None else [None] * len(outs)
-        if len(shapes) != len(outs):
-            raise CodegenError(f"expected {len(outs)} output shapes, got {len(shapes)}")
+        shapes_key = None if output_shapes is None else tuple(map(tuple, output_shapes))
+        outputs = self._outputs.get((len(inputs), shapes_key))
+        if outputs is None:
+            outputs = self._plan_outputs(len(inputs), output_shapes)
+            if len(self._outputs) >= _MAX_PLANS:
+                self._outputs.clear()
+            self._outputs[(len(inputs), shapes_key)] = outputs
         given = iter(inputs)
         args, out_arrays = [], []
-        for position, t in enumerate(self.parameter_types):
-            if position in outs:
-                array = _allocate_output(self, position, t, shapes[outs.index(position)])
-                args.append(array)
-                out_arrays.append(array)
-            else:
+        for output in outputs:
+            if output is None:
                 args.append(next(given))
+                continue
+            shape, dtype, fill = output
+            array = np.empty(shape, dtype)
+            array.fill(fill)
+            args.append(array)
+            out_arrays.append(array)
         result = self(*args)
         values = [] if result is None else list(result) if isinstance(result, tuple) else [result]
         values += out_arrays
@@ -161,107 +195,31 @@ class CpuFunction:
             return None
         return values[0] if len(values) == 1 else tuple(values)
 
-    # -- step 1 and 2: checking arguments ------------------------------------------------------
-    def _check_out_params_are_distinct(self, args: Sequence[Any]) -> None:
-        """The code assumes (``noalias``) that an out-param shares memory with no other
-        argument: bufferization gave it a buffer of its own."""
-        for out in self.out_params:
-            for position, other in enumerate(args):
-                if position == out or not isinstance(other, np.ndarray):
-                    continue
-                if np.may_share_memory(args[out], other):
-                    raise CodegenError(
-                        f"{self._describe(out)}: an out-param must not share memory with "
-                        f"argument #{position} (the compiled code assumes its own buffer)"
-                    )
+    def _plan_outputs(self, given: int, output_shapes: Sequence[Sequence[int]] | None) -> list:
+        """For ``run``: per parameter, ``None`` (an input) or the ``(shape, dtype, fill)``
+        of the out-param to allocate; worked out once per number of inputs and shapes."""
+        count = len(self.parameter_types)
+        outs = call_out_params(self.op, given)  # the func dialect's convention
+        if given + len(outs) != count:
+            raise CodegenError(
+                f"@{self.name} takes {count - len(outs)} arguments besides its "
+                f"{len(outs)} out-params, got {given}"
+            )
+        shapes = list(output_shapes) if output_shapes is not None else [None] * len(outs)
+        if len(shapes) != len(outs):
+            raise CodegenError(f"expected {len(outs)} output shapes, got {len(shapes)}")
+        return [
+            _output(self, position, t, shapes[outs.index(position)]) if position in outs else None
+            for position, t in enumerate(self.parameter_types)
+        ]
 
     def _describe(self, position: int) -> str:
         return self._descriptions[position]
 
-    def _memref_argument(self, position: int, value: Any, t: MemRefType) -> np.ndarray:
-        what = self._describe(position)
-        if not isinstance(value, np.ndarray):
-            raise CodegenError(f"{what}: expected a numpy array, got {type(value).__name__}")
-        dtype = to_numpy_dtype(t.element_type)
-        if value.dtype != dtype:
-            raise CodegenError(f"{what}: expected dtype {dtype}, got {value.dtype}")
-        if value.ndim != t.rank:
-            raise CodegenError(f"{what}: expected {t.rank} dimensions, got shape {value.shape}")
-        for dim, (want, got) in enumerate(zip(t.shape, value.shape, strict=True)):
-            if want is not DYNAMIC and want != got:
-                raise CodegenError(
-                    f"{what}: expected size {want} in dimension {dim}, got shape {value.shape}"
-                )
-        if position in self.out_params and not value.flags.writeable:
-            raise CodegenError(f"{what}: expected a writable array for an out-param")
-        if _layout_fits(value, t):
-            return value
-        is_output = position in self.out_params
-        copy = np.ascontiguousarray(value)
-        if is_output or not _layout_fits(copy, t):
-            strides, _ = strides_and_offset(t)
-            raise CodegenError(
-                f"{what}: the compiled code assumes element strides {list(strides)}; got an "
-                f"array with byte strides {value.strides} (pass a C-contiguous array)"
-            )
-        return copy
 
-    def _scalar_dtype(self, position: int, t: Type) -> np.dtype:
-        return to_numpy_dtype(t)
-
-    def _scalar(self, position: int, value: Any, t: Type) -> Any:
-        what = self._describe(position)
-        if isinstance(t, (IntegerType, IndexType)):
-            if not isinstance(value, (int, np.integer, bool, np.bool_)):
-                raise CodegenError(f"{what}: expected an integer, got {type(value).__name__}")
-            width = 64 if isinstance(t, IndexType) else t.width
-            low, high = (0, 1) if width == 1 else (-(2 ** (width - 1)), 2**width - 1)
-            if not low <= int(value) <= high:
-                raise CodegenError(f"{what}: {int(value)} does not fit in {t}")
-            return int(value)
-        if isinstance(t, FloatType):
-            if not isinstance(value, (int, float, np.integer, np.floating)) and not (
-                np.ndim(value) == 0 and np.asarray(value).dtype.kind == "V"
-            ):
-                raise CodegenError(f"{what}: expected a number, got {type(value).__name__}")
-            return value
-        raise CodegenError(f"{what}: arguments of type {t} are not supported by the CPU caller")
-
-
-@functools.cache
-def _layout(t: MemRefType) -> tuple[tuple, int | None]:
-    """``strides_and_offset(t)``, computed once per memref type (calls are hot)."""
-    strides, offset = strides_and_offset(t)
-    return tuple(strides), offset
-
-
-def _layout_fits(array: np.ndarray, t: MemRefType) -> bool:
-    """Whether ``array``'s strides and alignment are what the memref type promises."""
-    if not array.flags.aligned:
-        return False
-    itemsize = array.dtype.itemsize
-    if any(stride % itemsize for stride in array.strides):
-        return False
-    strides, _ = _layout(t)
-    for size, want, got in zip(array.shape, strides, array.strides, strict=True):
-        if want is not DYNAMIC and size > 1 and want != got // itemsize:
-            return False
-    return True
-
-
-def _descriptor_slots(array: np.ndarray, t: MemRefType) -> list[tuple[str, int]]:
-    """Step 2: the descriptor fields of ``array`` (whose layout fits ``t``)."""
-    itemsize = array.dtype.itemsize
-    _, static_offset = _layout(t)
-    offset = static_offset if static_offset is not DYNAMIC else 0
-    base = array.ctypes.data - offset * itemsize
-    sizes = [("i64", int(size)) for size in array.shape]
-    strides = [("i64", int(stride // itemsize)) for stride in array.strides]
-    return [("ptr", base), ("ptr", base), ("i64", offset), *sizes, *strides]
-
-
-def _allocate_output(function: CpuFunction, position: int, t: Type, shape) -> np.ndarray:
-    """A fresh out-param for ``run``: NaN for floats, zeros otherwise."""
+def _output(function: CpuFunction, position: int, t: Type, shape) -> tuple:
+    """The ``(shape, dtype, fill)`` of a fresh out-param for ``run``: NaN for floats,
+    zeros otherwise (an element the code never writes shows up in any comparison)."""
     what = function._describe(position)
     if not isinstance(t, MemRefType):
         raise CodegenError(f"{what}: expected a memref out-param")
@@ -276,4 +234,4 @@ def _allocate_output(function: CpuFunction, position: int, t: Type, shape) -> np
         raise CodegenError(f"{what}: got the output shape {shape}")
     dtype = to_numpy_dtype(t.element_type)
     fill = np.nan if dtype.kind == "f" or isinstance(t.element_type, FloatType) else 0
-    return np.full(shape, fill, dtype=dtype)
+    return shape, dtype, fill

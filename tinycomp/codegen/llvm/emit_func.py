@@ -50,9 +50,9 @@ from tinycomp.codegen.errors import CodegenError
 from tinycomp.codegen.llvm.descriptor import descriptor_part_names
 from tinycomp.codegen.llvm.registry import FunctionEmitter, describe_op, register_emitter
 from tinycomp.codegen.llvm.renderer import FunctionText, ModuleText
+from tinycomp.dialects.func.out_params import out_param_positions
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import MemRefType, Type
-from tinycomp.passes.bufferize.function_boundary import out_param_positions
 
 __all__ = ["emit_function"]
 

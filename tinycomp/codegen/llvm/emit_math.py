@@ -29,10 +29,13 @@ Steps of each emitter:
    ``float``, call ``erff`` (``erf`` for ``double``), round back, rebuild the vector.
 
 ``tanh`` is the intrinsic ``llvm.tanh``, which LLVM's x86 backend turns into a call to
-libm's ``tanhf`` (no polynomial expansion in tinycomp). A libm function exists for
-``float`` (``erff``) and ``double`` (``erf``) only: for ``half`` and ``bfloat`` the
-argument is extended to ``float`` and the result rounded back, and a vector is done
-lane by lane (``extractelement``, call, ``insertelement``).
+libm's ``tanhf``. A libm function exists for ``float`` (``erff``) and ``double``
+(``erf``) only: for ``half`` and ``bfloat`` the argument is extended to ``float`` and
+the result rounded back, and a vector is done lane by lane (``extractelement``, call,
+``insertelement``); LLVM does the same with ``llvm.exp.v8f32``: eight ``expf`` calls.
+To keep ``exp``, ``log``, ``tanh`` and ``erf`` in vector registers, expand them into
+arith ops before code generation (``tinycomp.passes.MathApproximationPass``, as MLIR's
+``-math-polynomial-approximation``); this emitter then never sees them.
 
 >>> from tinycomp.ir import parse
 >>> from tinycomp.codegen.llvm import emit_llvm

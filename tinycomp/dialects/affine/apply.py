@@ -27,6 +27,8 @@ from tinycomp.dialects.affine.operands import check_apply_operands
 from tinycomp.dialects.affine.ssa import parse_map_and_operands, print_map_and_operands
 from tinycomp.ir.attributes import AffineMapAttr
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.types import index
 from tinycomp.ir.values import Value
 
@@ -74,13 +76,13 @@ class _MapOp(Operation):
             self, self.operands, affine_map.num_dims, dims_in_symbols=not self.single_result_map
         )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         print_map_and_operands(printer, self.attributes["map"], self.operands)
         printer.print_attr_dict(self.attributes, elided=["map"])
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         map_attr, operands = parse_map_and_operands(parser)
         attributes = parser.parse_optional_attr_dict()
         attributes["map"] = map_attr

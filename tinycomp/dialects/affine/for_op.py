@@ -43,6 +43,8 @@ from tinycomp.dialects.common.structured_control import (
 from tinycomp.ir.attributes import AffineMapAttr, Attribute, IntegerAttr
 from tinycomp.ir.block import Block
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import index
 from tinycomp.ir.values import Value
@@ -77,6 +79,7 @@ class AffineForOp(CountedLoopOp):
     ``%r = affine.for %i = 0 to %n step 2 iter_args(%acc = %zero) -> (f32) { ... }``."""
 
     name = "affine.for"
+    has_recursive_effects = True
     yield_name = "affine.yield"
     inherent_attributes = ("lowerBoundMap", SEGMENTS, "step", "upperBoundMap")
 
@@ -157,7 +160,7 @@ class AffineForOp(CountedLoopOp):
             check_dims_and_symbols(self, operands, attr.map.num_dims, f"'{name}'")
         self.verify_loop_body(index, self.inits)
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.induction_var)
         printer.write(" = ")
@@ -172,7 +175,7 @@ class AffineForOp(CountedLoopOp):
         printer.print_attr_dict(self.attributes, elided=self.inherent_attributes)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         iv_name = parser.parse_value_name()
         parser.parse_punct("=")
         lower_map, lower_operands = parse_bound(parser, "max", "lower loop bound")

@@ -31,6 +31,8 @@ from tinycomp.dialects.common.region_syntax import parse_optional_arrow_types
 from tinycomp.dialects.common.structured_control import IfElseOp
 from tinycomp.ir.attributes import IntegerSetAttr
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.types import Type, format_result_types
 from tinycomp.ir.values import Value
 
@@ -40,6 +42,7 @@ class AffineIfOp(IfElseOp):
     ``affine.if affine_set<(d0)[s0] : (s0 - d0 - 1 >= 0)>(%i)[%n] { ... }``."""
 
     name = "affine.if"
+    has_recursive_effects = True
     inherent_attributes = ("condition",)
     yield_op = AffineYieldOp
 
@@ -76,7 +79,7 @@ class AffineIfOp(IfElseOp):
         check_dims_and_symbols(self, self.operands, condition.num_dims, "condition")
         self.verify_then_else()
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_attribute(self.attributes["condition"])
         print_dims_and_symbols(printer, self.operands, self.condition.num_dims)
@@ -86,7 +89,7 @@ class AffineIfOp(IfElseOp):
         printer.print_attr_dict(self.attributes, elided=["condition"])
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         token = parser.token
         attr = parser.parse_attribute()
         if not isinstance(attr, IntegerSetAttr):

@@ -28,7 +28,10 @@ from tinycomp.dialects.affine.operands import check_dims_and_symbols
 from tinycomp.dialects.affine.ssa import parse_subscripts, print_subscripts
 from tinycomp.dialects.memref.alloc import check_memref
 from tinycomp.ir.attributes import AffineMapAttr
+from tinycomp.ir.memory_effect import reads, writes
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.types import MemRefType
 from tinycomp.ir.values import Value
 
@@ -78,7 +81,7 @@ class _AffineAccessOp(Operation):
         check_dims_and_symbols(self, self.map_operands, attr.map.num_dims, "subscript map")
         return memref_type
 
-    def _print_access(self, printer) -> None:
+    def _print_access(self, printer: Printer) -> None:
         printer.print_operand(self.memref)
         printer.write("[")
         print_subscripts(printer, self.map, self.map_operands)
@@ -88,7 +91,7 @@ class _AffineAccessOp(Operation):
         printer.print_type(self.memref.type)
 
     @staticmethod
-    def _parse_access(parser):
+    def _parse_access(parser: Parser):
         """``%A[subscripts] {attrs} : type`` -> (memref name, map, operands, attrs, type)."""
         memref = parser.parse_operand()
         parser.parse_punct("[")
@@ -107,6 +110,7 @@ class AffineLoadOp(_AffineAccessOp):
     """Read one element at affine subscripts: ``%x = affine.load %A[%i, %j + 1] : memref<...>``."""
 
     name = "affine.load"
+    effects = (reads(0),)
     num_results = 1
 
     @classmethod
@@ -127,12 +131,12 @@ class AffineLoadOp(_AffineAccessOp):
                 f"got {self.result.type}"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         self._print_access(printer)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         memref, operands, attributes, memref_type = cls._parse_access(parser)
         return cls([memref, *operands], [memref_type.element_type], attributes)
 
@@ -142,6 +146,7 @@ class AffineStoreOp(_AffineAccessOp):
     ``affine.store %x, %A[%i, symbol(%n) - 1] : memref<...>``."""
 
     name = "affine.store"
+    effects = (writes(1),)
     num_results = 0
     memref_position = 1
 
@@ -165,14 +170,14 @@ class AffineStoreOp(_AffineAccessOp):
                 f"got {self.value.type}"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.value)
         printer.write(", ")
         self._print_access(printer)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         value = parser.parse_operand()
         parser.parse_punct(",")
         memref, operands, attributes, memref_type = cls._parse_access(parser)

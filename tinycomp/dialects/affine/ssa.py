@@ -37,6 +37,8 @@ from tinycomp.affine import AffineConstantExpr, AffineExpr, AffineMap, parse_aff
 from tinycomp.affine.printer import format_expr
 from tinycomp.dialects.common.syntax import parse_dims_and_symbols, print_dims_and_symbols
 from tinycomp.ir.attributes import AffineMapAttr, IntegerAttr
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.ssa_scopes import UnresolvedOperand
 from tinycomp.ir.types import index
 from tinycomp.ir.values import Value
@@ -45,7 +47,7 @@ _DIM_OR_SYMBOL = re.compile(r"\b([ds])([0-9]+)\b")
 
 
 # -- subscripts ----------------------------------------------------------------------------
-def print_subscripts(printer, affine_map: AffineMap, operands: Sequence[Value]) -> None:
+def print_subscripts(printer: Printer, affine_map: AffineMap, operands: Sequence[Value]) -> None:
     """``%i + 1, symbol(%n)``: the map's results with operand names put in."""
     names = [printer.names.value_name(v) for v in operands]
 
@@ -59,7 +61,7 @@ def print_subscripts(printer, affine_map: AffineMap, operands: Sequence[Value]) 
     printer.write(", ".join(texts))
 
 
-def parse_subscripts(parser, close: str = "]") -> tuple[AffineMap, list[Value]]:
+def parse_subscripts(parser: Parser, close: str = "]") -> tuple[AffineMap, list[Value]]:
     """Read subscripts up to ``close`` (not consumed); return the map and its operands
     (dimensions in order of first appearance, then symbols), resolved as ``index``.
 
@@ -109,13 +111,15 @@ def parse_subscripts(parser, close: str = "]") -> tuple[AffineMap, list[Value]]:
 
 
 # -- maps with operand lists -----------------------------------------------------------------
-def print_map_and_operands(printer, map_attr: AffineMapAttr, operands: Sequence[Value]) -> None:
+def print_map_and_operands(
+    printer: Printer, map_attr: AffineMapAttr, operands: Sequence[Value]
+) -> None:
     """``affine_map<...>(%i)[%n]`` (the module printer turns the map into ``#map``)."""
     printer.print_attribute(map_attr)
     print_dims_and_symbols(printer, operands, map_attr.map.num_dims)
 
 
-def parse_map_and_operands(parser) -> tuple[AffineMapAttr, list[Value]]:
+def parse_map_and_operands(parser: Parser) -> tuple[AffineMapAttr, list[Value]]:
     """Read ``#map(%i)[%n]``; the operand counts must match the map."""
     token = parser.token
     attr = parser.parse_attribute()
@@ -126,7 +130,9 @@ def parse_map_and_operands(parser) -> tuple[AffineMapAttr, list[Value]]:
     return attr, operands
 
 
-def check_operand_counts(parser, token, affine_map: AffineMap, count: int, num_dims: int) -> None:
+def check_operand_counts(
+    parser: Parser, token, affine_map: AffineMap, count: int, num_dims: int
+) -> None:
     """Raise a ``ParseError`` at ``token`` unless ``(dims)[symbols]`` fits the map."""
     if num_dims != affine_map.num_dims or count - num_dims != affine_map.num_symbols:
         raise parser.error(
@@ -137,7 +143,9 @@ def check_operand_counts(parser, token, affine_map: AffineMap, count: int, num_d
 
 
 # -- loop bounds ---------------------------------------------------------------------------
-def print_bound(printer, map_attr: AffineMapAttr, operands: Sequence[Value], prefix: str) -> None:
+def print_bound(
+    printer: Printer, map_attr: AffineMapAttr, operands: Sequence[Value], prefix: str
+) -> None:
     """A loop bound as MLIR writes it: ``10`` (a constant map), ``%n`` (the map
     ``()[s0] -> (s0)``), ``max #map(%i)[%n]`` (several results), else ``#map(%i)``."""
     affine_map = map_attr.map
@@ -154,7 +162,7 @@ def print_bound(printer, map_attr: AffineMapAttr, operands: Sequence[Value], pre
     print_map_and_operands(printer, map_attr, operands)
 
 
-def parse_bound(parser, prefix: str, what: str) -> tuple[AffineMapAttr, list[Value]]:
+def parse_bound(parser: Parser, prefix: str, what: str) -> tuple[AffineMapAttr, list[Value]]:
     """Read a bound in any of the forms ``print_bound`` writes; ``prefix`` is ``max``
     (lower bounds) or ``min`` (upper bounds), required before a map with several results."""
     has_prefix = parser.parse_optional_keyword(prefix)

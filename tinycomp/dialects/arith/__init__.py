@@ -86,6 +86,8 @@ from tinycomp.dialects.arith.compare import (
 from tinycomp.ir.attributes import Attribute, BoolAttr, FloatAttr, IntegerAttr
 from tinycomp.ir.dense import DenseElementsAttr
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.registry import Dialect, register_dialect
 from tinycomp.ir.types import FloatType, IntegerType, RankedTensorType, Type, VectorType
 
@@ -97,6 +99,7 @@ class ConstantOp(Operation):
     """
 
     name = "arith.constant"
+    is_constant_like = True
     num_operands = 0
     num_results = 1
     num_regions = 0
@@ -137,13 +140,13 @@ class ConstantOp(Operation):
             return [f"c{value.value}"]
         return ["cst"]
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.print_attr_dict(self.attributes, elided=["value"])
         printer.write(" ")
         printer.print_attribute(self.value)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         attributes = parser.parse_optional_attr_dict()
         token = parser.token
         value = parser.parse_attribute()

@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from tinycomp.ir.attributes import Attribute, OpaqueAttr
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.type_helpers import element_type, with_element_type
 from tinycomp.ir.types import FloatType, IndexType, IntegerType, ShapedType, Type, i1
 
@@ -75,14 +77,14 @@ def flags_dict(attr_name: str, flags: str | None) -> dict[str, Attribute]:
     return {attr_name: flag_attr(attr_name, flags)}
 
 
-def print_flag(printer, op: Operation, attr_name: str) -> None:
+def print_flag(printer: Printer, op: Operation, attr_name: str) -> None:
     """`` fastmath<fast>`` when the op has a non-default flag attribute."""
     attr = op.attributes.get(attr_name)
     if attr is not None and attr != none_flag(attr_name):
         printer.write(" " + str(attr).removeprefix("#arith."))
 
 
-def parse_optional_flag(parser, attr_name: str) -> dict[str, Attribute]:
+def parse_optional_flag(parser: Parser, attr_name: str) -> dict[str, Attribute]:
     """Read ``fastmath<...>`` / ``overflow<...>`` if next; returns the attribute dict."""
     keyword = _KEYWORDS[attr_name]
     if not parser.token.is_keyword(keyword):

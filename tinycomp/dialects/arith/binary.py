@@ -30,6 +30,8 @@ from tinycomp.dialects.arith.base import (
 from tinycomp.ir.attributes import Attribute
 from tinycomp.ir.dialect import check_same_types
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.values import Value
 
 
@@ -55,7 +57,7 @@ class ElementwiseOp(Operation):
                 f"expected an integer, index or a vector/tensor of them, got {value_type}"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operands(self.operands)
         if self.flag_attribute:
@@ -65,7 +67,7 @@ class ElementwiseOp(Operation):
         printer.print_type(self.result.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         operands = parser.parse_operand_list()
         if len(operands) != cls.num_operands:
             raise parser.expected(f"{cls.num_operands} operands")
@@ -160,6 +162,7 @@ class AddFOp(FloatBinaryOp):
     """Float addition: ``%r = arith.addf %a, %b : f32``."""
 
     name = "arith.addf"
+    is_commutative = True
 
 
 class SubFOp(FloatBinaryOp):
@@ -172,6 +175,7 @@ class MulFOp(FloatBinaryOp):
     """Float multiplication: ``%r = arith.mulf %a, %b fastmath<contract> : vector<4xf32>``."""
 
     name = "arith.mulf"
+    is_commutative = True
 
 
 class DivFOp(FloatBinaryOp):
@@ -190,24 +194,28 @@ class MaximumFOp(FloatBinaryOp):
     """Maximum, NaN if either is NaN (IEEE ``maximum``): ``%r = arith.maximumf %a, %b : f32``."""
 
     name = "arith.maximumf"
+    is_commutative = True
 
 
 class MinimumFOp(FloatBinaryOp):
     """Minimum, NaN if either is NaN (IEEE ``minimum``): ``%r = arith.minimumf %a, %b : f32``."""
 
     name = "arith.minimumf"
+    is_commutative = True
 
 
 class MaxNumFOp(FloatBinaryOp):
     """Maximum ignoring a NaN operand (IEEE ``maxNum``): ``%r = arith.maxnumf %a, %b : f32``."""
 
     name = "arith.maxnumf"
+    is_commutative = True
 
 
 class MinNumFOp(FloatBinaryOp):
     """Minimum ignoring a NaN operand (IEEE ``minNum``): ``%r = arith.minnumf %a, %b : f32``."""
 
     name = "arith.minnumf"
+    is_commutative = True
 
 
 class NegFOp(FloatUnaryOp):
@@ -221,6 +229,7 @@ class AddIOp(IntBinaryWithOverflowOp):
     """Integer addition (wraps around): ``%r = arith.addi %a, %b overflow<nsw> : i32``."""
 
     name = "arith.addi"
+    is_commutative = True
 
 
 class SubIOp(IntBinaryWithOverflowOp):
@@ -233,6 +242,7 @@ class MulIOp(IntBinaryWithOverflowOp):
     """Integer multiplication: ``%r = arith.muli %a, %b : i64``."""
 
     name = "arith.muli"
+    is_commutative = True
 
 
 class ShLIOp(IntBinaryWithOverflowOp):
@@ -287,42 +297,49 @@ class MaxSIOp(IntBinaryOp):
     """Signed maximum: ``%r = arith.maxsi %a, %b : i32``."""
 
     name = "arith.maxsi"
+    is_commutative = True
 
 
 class MinSIOp(IntBinaryOp):
     """Signed minimum: ``%r = arith.minsi %a, %b : i32``."""
 
     name = "arith.minsi"
+    is_commutative = True
 
 
 class MaxUIOp(IntBinaryOp):
     """Unsigned maximum: ``%r = arith.maxui %a, %b : i32``."""
 
     name = "arith.maxui"
+    is_commutative = True
 
 
 class MinUIOp(IntBinaryOp):
     """Unsigned minimum: ``%r = arith.minui %a, %b : i32``."""
 
     name = "arith.minui"
+    is_commutative = True
 
 
 class AndIOp(IntBinaryOp):
     """Bitwise and: ``%r = arith.andi %a, %b : i1``."""
 
     name = "arith.andi"
+    is_commutative = True
 
 
 class OrIOp(IntBinaryOp):
     """Bitwise or: ``%r = arith.ori %a, %b : i1``."""
 
     name = "arith.ori"
+    is_commutative = True
 
 
 class XOrIOp(IntBinaryOp):
     """Bitwise exclusive or: ``%r = arith.xori %a, %b : i32``."""
 
     name = "arith.xori"
+    is_commutative = True
 
 
 class ShRSIOp(IntBinaryOp):

@@ -36,6 +36,8 @@ from tinycomp.dialects.arith.base import (
 )
 from tinycomp.dialects.common.syntax import parse_type_pair, print_type_pair
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.type_helpers import bitwidth, element_type, with_element_type
 from tinycomp.ir.types import FloatType, IndexType, IntegerType, Type
 from tinycomp.ir.values import Value
@@ -99,7 +101,7 @@ class CastOp(Operation):
         if rule == "same" and bitwidth(result) != bitwidth(source):
             raise self.error(f"expected a result type of {bitwidth(source)} bits, got {result}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.source)
         if self.flag_attribute:
@@ -108,7 +110,7 @@ class CastOp(Operation):
         print_type_pair(printer, self.source.type, self.result.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         operand = parser.parse_operand()
         attributes = parse_optional_flag(parser, cls.flag_attribute) if cls.flag_attribute else {}
         attributes.update(parser.parse_optional_attr_dict())

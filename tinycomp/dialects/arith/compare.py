@@ -34,6 +34,8 @@ from tinycomp.dialects.arith.base import (
 from tinycomp.ir.attributes import Attribute, IntegerAttr
 from tinycomp.ir.dialect import check_same_types
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.types import i1, i64
 from tinycomp.ir.values import Value
 
@@ -111,7 +113,7 @@ class CompareOp(Operation):
 
     operand_description: ClassVar[str] = ""
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(f" {self.predicate}, ")
         printer.print_operands(self.operands)
         if self.flag_attribute:
@@ -121,7 +123,7 @@ class CompareOp(Operation):
         printer.print_type(self.lhs.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         token = parser.token
         keyword = parser.parse_identifier("a comparison predicate")
         if keyword not in cls.predicates:
@@ -214,7 +216,7 @@ class SelectOp(Operation):
             expected = " or ".join(str(t) for t in allowed)
             raise self.error(f"expected condition type {expected}, got {self.condition.type}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operands(self.operands)
         printer.print_attr_dict(self.attributes)
@@ -225,7 +227,7 @@ class SelectOp(Operation):
         printer.print_type(self.result.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         operands = parser.parse_operand_list()
         if len(operands) != 3:
             raise parser.expected("3 operands")

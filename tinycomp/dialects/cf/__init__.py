@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from tinycomp.ir.block import Block
 from tinycomp.ir.dense import DenseArrayAttr
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.registry import Dialect, register_dialect
 from tinycomp.ir.types import i1, i32
 from tinycomp.ir.values import Value
@@ -31,6 +33,7 @@ class BranchOp(Operation):
     """Jump to a block, passing values to its arguments: ``cf.br ^bb1(%x : f32)``."""
 
     name = "cf.br"
+    is_pure = True
     num_results = 0
     num_regions = 0
     num_successors = 1
@@ -50,13 +53,13 @@ class BranchOp(Operation):
     def successor_operands(self, index: int) -> Sequence[Value]:
         return self.operands
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_successor_and_operands(self.dest, self.operands)
         printer.print_attr_dict(self.attributes)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         dest, operands = parser.parse_successor_and_operands()
         attributes = parser.parse_optional_attr_dict()
         return cls(operands, [], attributes, [], [dest])
@@ -72,6 +75,7 @@ class CondBranchOp(Operation):
     """
 
     name = "cf.cond_br"
+    is_pure = True
     num_results = 0
     num_regions = 0
     num_successors = 2
@@ -122,7 +126,7 @@ class CondBranchOp(Operation):
         if self.condition.type != i1:
             raise self.error(f"expected an i1 condition, got {self.condition.type}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.condition)
         for index, dest in enumerate(self.successors):
@@ -131,7 +135,7 @@ class CondBranchOp(Operation):
         printer.print_attr_dict(self.attributes, elided=["operandSegmentSizes"])
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         condition = parser.resolve_operand(parser.parse_operand(), i1)
         parser.parse_punct(",")
         true_dest, true_operands = parser.parse_successor_and_operands()

@@ -31,6 +31,8 @@ from collections.abc import Sequence
 
 from tinycomp.ir.dense import DenseArrayAttr
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.ssa_scopes import UnresolvedOperand
 from tinycomp.ir.types import DYNAMIC, Shape, i64, index
 from tinycomp.ir.values import Value
@@ -111,7 +113,7 @@ def format_sizes(shape: Shape) -> str:
 
 
 # -- text ------------------------------------------------------------------------------------
-def print_mixed(printer, entries: Sequence[MixedIndex]) -> None:
+def print_mixed(printer: Printer, entries: Sequence[MixedIndex]) -> None:
     """``[%o, 0]``."""
     printer.write("[")
     for position, entry in enumerate(entries):
@@ -124,12 +126,12 @@ def print_mixed(printer, entries: Sequence[MixedIndex]) -> None:
     printer.write("]")
 
 
-def print_index_list(printer, static: DenseArrayAttr, dynamic: Sequence[Value]) -> None:
+def print_index_list(printer: Printer, static: DenseArrayAttr, dynamic: Sequence[Value]) -> None:
     """``[%i, 2]`` from the two stored parts."""
     print_mixed(printer, join_mixed(static, dynamic))
 
 
-def parse_mixed(parser) -> list[int | UnresolvedOperand]:
+def parse_mixed(parser: Parser) -> list[int | UnresolvedOperand]:
     """Read ``[%o, 0]``; values come back unresolved (see ``resolve_mixed``)."""
     parser.parse_punct("[")
 
@@ -143,14 +145,14 @@ def parse_mixed(parser) -> list[int | UnresolvedOperand]:
     return entries
 
 
-def resolve_mixed(parser, entries: Sequence[int | UnresolvedOperand]) -> list[MixedIndex]:
+def resolve_mixed(parser: Parser, entries: Sequence[int | UnresolvedOperand]) -> list[MixedIndex]:
     """Turn the value names of a parsed list into ``index`` values."""
     return [
         parser.resolve_operand(e, index) if isinstance(e, UnresolvedOperand) else e for e in entries
     ]
 
 
-def parse_index_list(parser) -> tuple[DenseArrayAttr, list[Value]]:
+def parse_index_list(parser: Parser) -> tuple[DenseArrayAttr, list[Value]]:
     """Read ``[%i, 2]`` into the two stored parts (values resolved as ``index``)."""
     return split_mixed(resolve_mixed(parser, parse_mixed(parser)))
 

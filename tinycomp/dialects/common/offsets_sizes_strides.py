@@ -49,6 +49,8 @@ from tinycomp.dialects.common.operand_segments import (
 )
 from tinycomp.ir.attributes import Attribute
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.types import DYNAMIC
 from tinycomp.ir.values import Value
 
@@ -149,7 +151,7 @@ class OffsetsSizesStridesOp(Operation):
             raise self.error(problem)
 
     # -- syntax ------------------------------------------------------------------------------
-    def print_window(self, printer, separators: Sequence[str] = ("", " ", " ")) -> None:
+    def print_window(self, printer: Printer, separators: Sequence[str] = ("", " ", " ")) -> None:
         """``[%i, 0] [4, 4] [1, 1]``, each list after its separator."""
         for position, (name, separator) in enumerate(zip(STATIC_LISTS, separators, strict=True)):
             printer.write(separator)
@@ -158,7 +160,7 @@ class OffsetsSizesStridesOp(Operation):
 
     @classmethod
     def parse_window(
-        cls, parser, keywords: Sequence[str] = ("", "", "")
+        cls, parser: Parser, keywords: Sequence[str] = ("", "", "")
     ) -> tuple[dict[str, Attribute], list[Value]]:
         """Read the three lists, each after its keyword if it has one (``sizes: [...]``,
         the keywords separated by commas); returns what ``window_attributes`` does."""

@@ -36,6 +36,8 @@ from tinycomp.dialects.common.mixed_indices import (
 from tinycomp.dialects.common.syntax import parse_type_pair, print_type_pair
 from tinycomp.ir.attributes import ArrayAttr, Attribute, IntegerAttr
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.types import DYNAMIC, Shape, ShapedType, i64
 from tinycomp.ir.values import Value
 
@@ -182,7 +184,7 @@ class ReassociativeReshapeOp(Operation):
                     f"got {'?' if given is DYNAMIC else given}"
                 )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.source)
         printer.write(" ")
@@ -194,7 +196,7 @@ class ReassociativeReshapeOp(Operation):
         print_type_pair(printer, self.source.type, self.result.type, "into")
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         source = parser.parse_operand()
         attributes: dict[str, Attribute] = {"reassociation": parser.parse_attribute()}
         dynamic: list[Value] = []

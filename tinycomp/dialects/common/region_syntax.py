@@ -31,7 +31,8 @@ from collections.abc import Callable, Sequence
 from tinycomp.ir.attributes import IntegerAttr
 from tinycomp.ir.block import Block
 from tinycomp.ir.operation import Operation
-from tinycomp.ir.parser import Argument
+from tinycomp.ir.parser import Argument, Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.region import Region
 from tinycomp.ir.ssa_scopes import UnresolvedOperand
 from tinycomp.ir.types import Type
@@ -57,7 +58,7 @@ def ensure_terminator(region: Region, make_terminator: Callable[[], Operation]) 
 
 
 def print_assignment_list(
-    printer, keyword: str, arguments: Sequence[Value], values: Sequence[Value]
+    printer: Printer, keyword: str, arguments: Sequence[Value], values: Sequence[Value]
 ) -> None:
     """`` iter_args(%acc = %init, ...)`` (nothing at all when there are no arguments)."""
     if not arguments:
@@ -72,7 +73,7 @@ def print_assignment_list(
     printer.write(")")
 
 
-def parse_assignment_list(parser) -> tuple[list, list[UnresolvedOperand]]:
+def parse_assignment_list(parser: Parser) -> tuple[list, list[UnresolvedOperand]]:
     """``(%acc = %init, ...)``: the tokens of the names being defined and the operands
     they are initialized from (resolve those once their types are known)."""
     names = []
@@ -97,7 +98,7 @@ def block_arguments(names: Sequence, types: Sequence[Type]) -> list[Argument]:
     ]
 
 
-def parse_optional_arrow_types(parser) -> list[Type]:
+def parse_optional_arrow_types(parser: Parser) -> list[Type]:
     """``-> f32`` or ``-> (f32, index)`` if next; ``[]`` otherwise."""
     if not parser.parse_optional_punct("->"):
         return []

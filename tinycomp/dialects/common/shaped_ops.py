@@ -20,6 +20,8 @@ from typing import ClassVar
 
 from tinycomp.dialects.common.syntax import parse_type_pair, print_type_pair
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.types import ShapedType, Type, index
 from tinycomp.ir.values import Value
 
@@ -76,7 +78,7 @@ class ShapedDimOp(_ShapedOp):
                 f"and {self.result.type}"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.print_attr_dict(self.attributes)
         printer.write(" ")
         printer.print_operands(self.operands)
@@ -84,7 +86,7 @@ class ShapedDimOp(_ShapedOp):
         printer.print_type(self.source.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         attributes = parser.parse_optional_attr_dict()
         source = parser.parse_operand()
         parser.parse_punct(",")
@@ -119,14 +121,14 @@ class ShapedCastOp(_ShapedOp):
         if not self.are_cast_compatible(source, result):
             raise self.error(f"expected cast-compatible types, got {source} and {result}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.source)
         printer.print_attr_dict(self.attributes)
         print_type_pair(printer, self.source.type, self.result.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         source = parser.parse_operand()
         attributes = parser.parse_optional_attr_dict()
         source_type, result_type = parse_type_pair(parser)

@@ -35,6 +35,8 @@ from tinycomp.dialects.common.region_syntax import (
 from tinycomp.dialects.common.syntax import parse_values_with_types, print_values_with_types
 from tinycomp.ir.block import Block
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.region import Region
 from tinycomp.ir.ssa_scopes import UnresolvedOperand
 from tinycomp.ir.types import Type
@@ -66,12 +68,12 @@ class RegionYieldOp(Operation):
                 f"expected to be inside {', '.join(self.allowed_parents)}, got '{parent.name}'"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.print_attr_dict(self.attributes)
         print_values_with_types(printer, self.operands)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         attributes = parser.parse_optional_attr_dict()
         return cls(parse_values_with_types(parser), [], attributes)
 
@@ -140,7 +142,7 @@ class IfElseOp(Operation):
             terminator = self.yield_op.name
             check_terminator_types(self, region, terminator, self.result_types, "the results")
 
-    def print_then_else(self, printer) -> None:
+    def print_then_else(self, printer: Printer) -> None:
         """`` {...}`` and, if there is one, `` else {...}``; the yields only when they
         pass values."""
         yields_values = bool(self.results)
@@ -155,7 +157,7 @@ class IfElseOp(Operation):
             )
 
     @classmethod
-    def parse_then_else(cls, parser) -> list[Region]:
+    def parse_then_else(cls, parser: Parser) -> list[Region]:
         """Read ``{...}`` and an optional ``else {...}``, putting back implied yields."""
         then_region = parser.parse_region()
         ensure_terminator(then_region, cls.yield_op.build)
@@ -212,20 +214,20 @@ class CountedLoopOp(Operation):
         region = self.regions[0]
         check_terminator_types(self, region, self.yield_name, init_types, "the iter_args' types")
 
-    def print_iter_args(self, printer, inits: Sequence[Value]) -> None:
+    def print_iter_args(self, printer: Printer, inits: Sequence[Value]) -> None:
         """`` iter_args(%acc = %init) -> (f32)``; nothing without inits."""
         if inits:
             print_assignment_list(printer, " iter_args", self.region_iter_args, inits)
             printer.write(f" -> {format_types(self.result_types)}")
 
-    def print_body(self, printer) -> None:
+    def print_body(self, printer: Printer) -> None:
         """The body region; its yield only when it passes values."""
         printer.print_region(
             self.regions[0], print_entry_args=False, print_block_terminators=bool(self.results)
         )
 
 
-def parse_optional_iter_args(parser) -> tuple[list, list[UnresolvedOperand], list[Type]]:
+def parse_optional_iter_args(parser: Parser) -> tuple[list, list[UnresolvedOperand], list[Type]]:
     """Read ``iter_args(%acc = %init) -> (f32)`` if it is next: the tokens of the
     argument names, the unresolved inits and their types (all empty otherwise)."""
     if not parser.parse_optional_keyword("iter_args"):

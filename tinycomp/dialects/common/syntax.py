@@ -34,12 +34,14 @@ from collections.abc import Mapping, Sequence
 
 from tinycomp.ir.attributes import Attribute
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.types import DYNAMIC, ShapedType, Type, index
 from tinycomp.ir.values import Value
 
 
 # -- %a, %b : f32, index ------------------------------------------------------------------------
-def print_values_with_types(printer, values: Sequence[Value]) -> None:
+def print_values_with_types(printer: Printer, values: Sequence[Value]) -> None:
     """`` %a, %b : f32, index`` (with a leading space); nothing without values."""
     if values:
         printer.write(" ")
@@ -48,7 +50,7 @@ def print_values_with_types(printer, values: Sequence[Value]) -> None:
         printer.print_types(v.type for v in values)
 
 
-def parse_values_with_types(parser) -> list[Value]:
+def parse_values_with_types(parser: Parser) -> list[Value]:
     """Read ``%a, %b : f32, index`` if a value is next, and resolve the values."""
     operands = parser.parse_operand_list()
     if not operands:
@@ -59,7 +61,7 @@ def parse_values_with_types(parser) -> list[Value]:
 
 
 # -- %x {attrs} : T ---------------------------------------------------------------------------
-def print_typed_operand(printer, op: Operation, value: Value) -> None:
+def print_typed_operand(printer: Printer, op: Operation, value: Value) -> None:
     """`` %x {attrs} : f32``: one operand, ``op``'s attributes, the operand's type."""
     printer.write(" ")
     printer.print_operand(value)
@@ -68,7 +70,7 @@ def print_typed_operand(printer, op: Operation, value: Value) -> None:
     printer.print_type(value.type)
 
 
-def parse_typed_operand(parser) -> tuple[Value, dict]:
+def parse_typed_operand(parser: Parser) -> tuple[Value, dict]:
     """Read ``%x {attrs} : f32``: the resolved value and the attributes."""
     operand = parser.parse_operand()
     attributes = parser.parse_optional_attr_dict()
@@ -76,7 +78,7 @@ def parse_typed_operand(parser) -> tuple[Value, dict]:
 
 
 # -- (%i, %j)[%n] -----------------------------------------------------------------------------
-def print_dims_and_symbols(printer, operands: Sequence[Value], num_dims: int) -> None:
+def print_dims_and_symbols(printer: Printer, operands: Sequence[Value], num_dims: int) -> None:
     """``(%i, %j)[%n]``: always the parentheses, brackets only if there are symbols
     (an affine map's operands; ``memref.alloc``'s sizes and layout symbols)."""
     printer.write("(")
@@ -88,7 +90,7 @@ def print_dims_and_symbols(printer, operands: Sequence[Value], num_dims: int) ->
         printer.write("]")
 
 
-def parse_dims_and_symbols(parser) -> tuple[list[Value], int]:
+def parse_dims_and_symbols(parser: Parser) -> tuple[list[Value], int]:
     """Read ``(%i, %j)[%n]`` (the brackets are optional); return the operands, resolved
     as ``index``, and how many of them come before the brackets."""
     parser.parse_punct("(")
@@ -103,7 +105,7 @@ def parse_dims_and_symbols(parser) -> tuple[list[Value], int]:
 
 
 # -- : T to U ---------------------------------------------------------------------------------
-def print_type_pair(printer, source: Type, result: Type, keyword: str = "to") -> None:
+def print_type_pair(printer: Printer, source: Type, result: Type, keyword: str = "to") -> None:
     """`` : memref<4xf32> to memref<?xf32>`` (``keyword`` is ``to`` or ``into``)."""
     printer.write(" : ")
     printer.print_type(source)
@@ -111,7 +113,7 @@ def print_type_pair(printer, source: Type, result: Type, keyword: str = "to") ->
     printer.print_type(result)
 
 
-def parse_type_pair(parser, keyword: str = "to") -> tuple[Type, Type]:
+def parse_type_pair(parser: Parser, keyword: str = "to") -> tuple[Type, Type]:
     """Read ``: T to U``; returns ``(T, U)``."""
     source = parser.parse_colon_type()
     parser.parse_keyword(keyword)
@@ -120,7 +122,7 @@ def parse_type_pair(parser, keyword: str = "to") -> tuple[Type, Type]:
 
 # -- %A[%i, %j] : type ------------------------------------------------------------------------
 def print_indexed_access(
-    printer,
+    printer: Printer,
     container: Value,
     indices: Sequence[Value],
     attributes: Mapping[str, Attribute],
@@ -137,7 +139,7 @@ def print_indexed_access(
 
 
 def parse_indexed_access(
-    parser, kind: type[ShapedType], what: str
+    parser: Parser, kind: type[ShapedType], what: str
 ) -> tuple[list[Value], ShapedType, dict[str, Attribute]]:
     """Read ``%A[%i, %j] {attrs} : type``, where the type must be a ``kind`` (``what``
     names it in the error: ``"a memref"``). Returns ``[container, *indices]`` as values,

@@ -37,6 +37,8 @@ from tinycomp.ir.attributes import (
 )
 from tinycomp.ir.block import Block
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.region import Region
 from tinycomp.ir.registry import Dialect, register_dialect
 from tinycomp.ir.types import FunctionType, Type, format_result_types
@@ -135,7 +137,7 @@ class FuncOp(Operation):
             )
 
     # -- custom syntax -------------------------------------------------------------------
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         if "sym_visibility" in self.attributes:
             printer.write(f" {self.visibility}")
         printer.write(" ")
@@ -167,7 +169,7 @@ class FuncOp(Operation):
             printer.print_region(self.body, print_entry_args=False)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         attributes: dict[str, Attribute] = {}
         for visibility in ("private", "public", "nested"):
             if parser.parse_optional_keyword(visibility):
@@ -221,13 +223,13 @@ def _dicts(attr: Attribute | None, count: int) -> list[dict[str, Attribute]]:
     return [{} for _ in range(count)]
 
 
-def _attr_suffix(printer, attributes: dict[str, Attribute]) -> str:
+def _attr_suffix(printer: Printer, attributes: dict[str, Attribute]) -> str:
     from tinycomp.ir.attributes import format_attr_dict
 
     return " " + format_attr_dict(attributes) if attributes else ""
 
 
-def _parse_results(parser) -> tuple[list[Type], list[dict[str, Attribute]]]:
+def _parse_results(parser: Parser) -> tuple[list[Type], list[dict[str, Attribute]]]:
     """``f32`` or ``(f32 {attrs}, i32)`` after ``->``."""
     if not parser.parse_optional_punct("("):
         return [parser.parse_type()], [{}]
@@ -247,6 +249,7 @@ class ReturnOp(Operation):
     """Return from a function: ``return %a, %b : f32, i32`` (or just ``return``)."""
 
     name = "func.return"
+    is_pure = True
     num_regions = 0
     num_successors = 0
     num_results = 0
@@ -279,12 +282,12 @@ class ReturnOp(Operation):
                     f"result type ({expected}) in function @{func.sym_name}"
                 )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.print_attr_dict(self.attributes)
         print_values_with_types(printer, self.operands)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         attributes = parser.parse_optional_attr_dict()
         return cls(parse_values_with_types(parser), [], attributes)
 
@@ -340,7 +343,7 @@ class CallOp(Operation):
                 f"got ({', '.join(map(str, self.result_types))})"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_attribute(self.attributes["callee"])
         printer.write("(")
@@ -351,7 +354,7 @@ class CallOp(Operation):
         printer.print_function_type(self.operand_types, self.result_types)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         callee = parser.parse_symbol_name()
         parser.parse_punct("(")
         operands = parser.parse_operand_list()

@@ -41,6 +41,7 @@ from tinycomp.affine import AffineDimExpr, AffineMap
 from tinycomp.dialects.linalg.syntax import SEGMENT_SIZES
 from tinycomp.ir.block import Block
 from tinycomp.ir.dense import DenseArrayAttr
+from tinycomp.ir.memory_effect import MemoryEffect
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.region import Region
 from tinycomp.ir.type_helpers import element_type, shape
@@ -229,6 +230,22 @@ class StructuredOp(Operation):
         """Whether the payload uses operand ``operand_position``'s element (an output
         that is never read only provides the shape, like ``tensor.empty``)."""
         return self.body.arguments[operand_position].has_uses
+
+    def get_effects(self) -> list[MemoryEffect]:
+        """On memrefs: read every ``ins`` buffer, read an ``outs`` buffer whose element the
+        payload uses (a reduction, ``C += A * B``), write every ``outs`` buffer (MLIR's
+        ``getGenericEffectsImpl``). On tensors a value computation: no effect."""
+        effects: list[MemoryEffect] = []
+        split = self.num_inputs
+        for position, value in enumerate(self.operands):
+            if isinstance(value.type, MemRefType) and (
+                position < split or self.payload_reads(position)
+            ):
+                effects.append(MemoryEffect("read", value))
+        for value in self.outputs:
+            if isinstance(value.type, MemRefType):
+                effects.append(MemoryEffect("write", value))
+        return effects
 
     def generalize(self) -> GenericOp:
         """The equivalent ``linalg.generic``: the same operands, maps, iterator types

@@ -57,6 +57,8 @@ from tinycomp.ir.attributes import (
 )
 from tinycomp.ir.block import Block
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.region import Region
 from tinycomp.ir.type_helpers import element_type
 from tinycomp.ir.types import RankedTensorType, i64, index
@@ -139,7 +141,7 @@ class GenericOp(StructuredOp):
         self.iterator_types()
 
     # -- custom syntax -------------------------------------------------------------------
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         shown = {k: self.attributes[k] for k in _SHOWN_IN_DICT if k in self.attributes}
         shown["iterator_types"] = ArrayAttr([StringAttr(k) for k in self.iterator_types()])
         printer.write(" " + format_attr_dict(shown))
@@ -153,7 +155,7 @@ class GenericOp(StructuredOp):
         print_result_arrow(printer, self.result_types)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         dict_token = parser.token
         attributes = parser.parse_attr_dict()
         iterators = attributes.get("iterator_types")
@@ -198,7 +200,7 @@ class YieldOp(Operation):
             found = f"'{parent.name}'" if parent is not None else "no parent"
             raise self.error(f"expected to be inside a linalg op, got {found}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         if self.operands:
             printer.write(" ")
             printer.print_operands(self.operands)
@@ -208,7 +210,7 @@ class YieldOp(Operation):
             printer.print_types(self.operand_types)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         names = parser.parse_operand_list()
         attributes = parser.parse_optional_attr_dict()
         values: list[Value] = []
@@ -256,14 +258,14 @@ class IndexOp(Operation):
                 f"'{parent.name}'), got {self.dim}"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(f" {self.dim}")
         printer.print_attr_dict(self.attributes, elided=["dim"])
         printer.write(" : ")
         printer.print_type(self.result.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         dim = parser.parse_integer("a loop number")
         attributes = parser.parse_optional_attr_dict()
         attributes["dim"] = IntegerAttr(dim, i64)

@@ -56,6 +56,8 @@ from tinycomp.dialects.linalg.syntax import (
 from tinycomp.ir.attributes import Attribute
 from tinycomp.ir.dense import DenseArrayAttr
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.region import Region
 from tinycomp.ir.type_helpers import element_type, rank
 from tinycomp.ir.types import DYNAMIC, RankedTensorType
@@ -111,7 +113,7 @@ class DimsStructuredOp(StructuredOp):
         return dims
 
     # -- custom syntax -------------------------------------------------------------------
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         payload = None
         if self.has_payload_syntax:
             payload = find_short_form_payload(self.body, self.accumulator_first)
@@ -125,7 +127,7 @@ class DimsStructuredOp(StructuredOp):
             print_region_with_arguments(printer, self.payload_region)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         short_form = parse_optional_short_form(parser) if cls.has_payload_syntax else None
         inputs, outputs = parse_ins_outs(parser)
         attributes: dict[str, Attribute] = {}

@@ -59,6 +59,8 @@ from tinycomp.dialects.linalg.syntax import (
 from tinycomp.ir.attributes import AffineMapAttr, ArrayAttr, Attribute, OpaqueAttr
 from tinycomp.ir.dense import DenseElementsAttr
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.type_helpers import element_type, rank
 from tinycomp.ir.types import RankedTensorType, Type, i64
 from tinycomp.ir.values import Value
@@ -106,22 +108,22 @@ class NamedStructuredOp(StructuredOp):
             )
 
     # -- custom syntax -------------------------------------------------------------------
-    def print_leading(self, printer) -> None:
+    def print_leading(self, printer: Printer) -> None:
         """What comes before the attribute dictionary (matmul's ``indexing_maps``)."""
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         self.print_leading(printer)
         printer.print_attr_dict(self.attributes, elided=self.attributes_in_syntax)
         print_ins_outs(printer, self.inputs, self.outputs)
         print_result_arrow(printer, self.result_types)
 
     @classmethod
-    def parse_leading(cls, parser) -> dict[str, Attribute]:
+    def parse_leading(cls, parser: Parser) -> dict[str, Attribute]:
         """Read what ``print_leading`` writes."""
         return {}
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         attributes = cls.parse_leading(parser)
         attributes.update(parser.parse_optional_attr_dict())
         inputs, outputs = parse_ins_outs(parser)
@@ -213,14 +215,14 @@ class ContractionOp(NamedStructuredOp):
         if len(maps) != 3:
             raise self.error(f"expected 3 indexing maps, got {len(maps)}")
 
-    def print_leading(self, printer) -> None:
+    def print_leading(self, printer: Printer) -> None:
         attr = self.attributes.get("indexing_maps")
         if attr is not None and attr != self.default_attributes["indexing_maps"]:
             printer.write(" indexing_maps = ")
             printer.print_attribute(attr)
 
     @classmethod
-    def parse_leading(cls, parser) -> dict[str, Attribute]:
+    def parse_leading(cls, parser: Parser) -> dict[str, Attribute]:
         if not parser.parse_optional_keyword("indexing_maps"):
             return {}
         parser.parse_punct("=")

@@ -37,6 +37,8 @@ from tinycomp.ir.block import Block
 from tinycomp.ir.dense import DenseArrayAttr
 from tinycomp.ir.equality import effective_attributes
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import Type, i64
 from tinycomp.ir.values import Value
@@ -94,7 +96,7 @@ def i64_array(values: Sequence[int]) -> DenseArrayAttr:
 
 
 # -- ins(...) outs(...) -> types -------------------------------------------------------------
-def print_ins_outs(printer, inputs: Sequence[Value], outputs: Sequence[Value]) -> None:
+def print_ins_outs(printer: Printer, inputs: Sequence[Value], outputs: Sequence[Value]) -> None:
     """`` ins(%a : t) outs(%c : t)``; an empty list is left out, as MLIR does."""
     for keyword, values in (("ins", inputs), ("outs", outputs)):
         if values:
@@ -105,7 +107,7 @@ def print_ins_outs(printer, inputs: Sequence[Value], outputs: Sequence[Value]) -
             printer.write(")")
 
 
-def parse_ins_outs(parser) -> tuple[list[Value], list[Value]]:
+def parse_ins_outs(parser: Parser) -> tuple[list[Value], list[Value]]:
     """Read optional ``ins(...)`` and ``outs(...)``; returns the resolved values."""
     groups: list[list[Value]] = []
     for keyword in ("ins", "outs"):
@@ -122,26 +124,26 @@ def parse_ins_outs(parser) -> tuple[list[Value], list[Value]]:
     return groups[0], groups[1]
 
 
-def print_result_arrow(printer, result_types: Sequence[Type]) -> None:
+def print_result_arrow(printer: Printer, result_types: Sequence[Type]) -> None:
     """`` -> tensor<...>`` or `` -> (t1, t2)``; nothing without results."""
     if result_types:
         printer.write(" -> ")
         printer.print_result_types(result_types)
 
 
-def parse_optional_result_arrow(parser) -> list[Type]:
+def parse_optional_result_arrow(parser: Parser) -> list[Type]:
     """Read ``-> types`` if it is next."""
     if parser.parse_optional_punct("->"):
         return parser.parse_result_types()
     return []
 
 
-def print_dims_attr(printer, keyword: str, values: Sequence[int]) -> None:
+def print_dims_attr(printer: Printer, keyword: str, values: Sequence[int]) -> None:
     """`` dimensions = [1, 2] `` (MLIR prints the trailing space too)."""
     printer.write(f" {keyword} = [{', '.join(str(v) for v in values)}] ")
 
 
-def parse_dims_attr(parser, keyword: str) -> DenseArrayAttr:
+def parse_dims_attr(parser: Parser, keyword: str) -> DenseArrayAttr:
     """Read ``keyword = [1, 2]`` into ``array<i64: 1, 2>``."""
     parser.parse_keyword(keyword)
     parser.parse_punct("=")
@@ -152,7 +154,7 @@ def parse_dims_attr(parser, keyword: str) -> DenseArrayAttr:
 
 
 # -- bodies: long form and short form ----------------------------------------------------------
-def print_region_with_arguments(printer, region: Region) -> None:
+def print_region_with_arguments(printer: Printer, region: Region) -> None:
     """The long form: a new line one level deeper, ``(%in: f32, %init: f32) {``, the
     body two levels deeper and ``}`` one level deeper (MLIR's layout)."""
     block = region.entry_block
@@ -165,7 +167,7 @@ def print_region_with_arguments(printer, region: Region) -> None:
         printer.print_region(region, print_entry_args=False)
 
 
-def parse_region_with_arguments(parser) -> Region:
+def parse_region_with_arguments(parser: Parser) -> Region:
     """Read ``(%in: f32, %init: f32) { ... }``."""
     parser.parse_punct("(")
     arguments = parser.parse_comma_separated(parser.parse_argument, ")")
@@ -195,7 +197,7 @@ def find_short_form_payload(block: Block, accumulator_first: bool) -> Operation 
     return payload
 
 
-def print_short_form(printer, payload: Operation) -> None:
+def print_short_form(printer: Printer, payload: Operation) -> None:
     """`` { arith.addf }``, with the payload's attributes (those MLIR always stores,
     such as ``overflowFlags``, included) except a ``fastmath`` of ``none``."""
     attributes = effective_attributes(payload)
@@ -205,7 +207,7 @@ def print_short_form(printer, payload: Operation) -> None:
     printer.write(" }")
 
 
-def parse_optional_short_form(parser) -> tuple[str, dict[str, Attribute]] | None:
+def parse_optional_short_form(parser: Parser) -> tuple[str, dict[str, Attribute]] | None:
     """Read ``{ op.name {attrs} }`` if it is next: the payload's name and attributes."""
     if not parser.parse_optional_punct("{"):
         return None

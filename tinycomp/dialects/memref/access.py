@@ -36,7 +36,10 @@ from tinycomp.dialects.common.syntax import (
 )
 from tinycomp.dialects.memref.alloc import check_memref
 from tinycomp.ir.attributes import BoolAttr
+from tinycomp.ir.memory_effect import reads, writes
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.type_helpers import shapes_compatible
 from tinycomp.ir.types import MemRefType, index
 from tinycomp.ir.values import Value
@@ -67,7 +70,7 @@ class _AccessOp(Operation):
         """One index per dimension."""
         return self.operands[self.memref_position + 1 :]
 
-    def _print_access(self, printer) -> None:
+    def _print_access(self, printer: Printer) -> None:
         """``%A[%i] {attrs} : type``, leaving out ``nontemporal = false`` (the default)."""
         default = self.attributes.get("nontemporal") == BoolAttr(False)
         elided = ["nontemporal"] if default else []
@@ -78,6 +81,7 @@ class LoadOp(_AccessOp):
     """Read one element: ``%x = memref.load %A[%i, %j] : memref<?x8xf32>``."""
 
     name = "memref.load"
+    effects = (reads(0),)
     num_results = 1
 
     @classmethod
@@ -98,12 +102,12 @@ class LoadOp(_AccessOp):
                 f"got {self.result.type}"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         self._print_access(printer)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         operands, memref_type, attributes = parse_indexed_access(parser, MemRefType, "a memref")
         return cls(operands, [memref_type.element_type], attributes)
 
@@ -112,6 +116,7 @@ class StoreOp(_AccessOp):
     """Write one element: ``memref.store %x, %A[%i, %j] : memref<?x8xf32>``."""
 
     name = "memref.store"
+    effects = (writes(1),)
     num_results = 0
     memref_position = 1
 
@@ -136,14 +141,14 @@ class StoreOp(_AccessOp):
                 f"got {self.value.type}"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.value)
         printer.write(", ")
         self._print_access(printer)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         value = parser.parse_operand()
         parser.parse_punct(",")
         operands, memref_type, attributes = parse_indexed_access(parser, MemRefType, "a memref")
@@ -156,6 +161,7 @@ class CopyOp(Operation):
     ``memref.copy %src, %dst : memref<?xf32> to memref<?xf32>``."""
 
     name = "memref.copy"
+    effects = (reads(0), writes(1))
     num_operands = 2
     num_results = 0
     num_regions = 0
@@ -187,14 +193,14 @@ class CopyOp(Operation):
         if not shapes_compatible(source.shape, target.shape):
             raise self.error(f"expected compatible shapes, got {source} and {target}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operands(self.operands)
         printer.print_attr_dict(self.attributes)
         print_type_pair(printer, self.source.type, self.target.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         source = parser.parse_operand()
         parser.parse_punct(",")
         target = parser.parse_operand()
@@ -242,11 +248,11 @@ class RankOp(Operation):
         if self.result.type != index:
             raise self.error(f"expected an index result, got {self.result.type}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         print_typed_operand(printer, self, self.operands[0])
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         value, attributes = parse_typed_operand(parser)
         return cls([value], [index], attributes)
 

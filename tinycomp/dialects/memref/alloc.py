@@ -52,7 +52,10 @@ from tinycomp.ir.attributes import (
     UnitAttr,
 )
 from tinycomp.ir.dense import DenseElementsAttr
+from tinycomp.ir.memory_effect import allocates, frees
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.types import MemRefType, RankedTensorType, i64, index
 from tinycomp.ir.values import Value
 
@@ -118,14 +121,14 @@ class _AllocLikeOp(Operation):
             if value.type != index:
                 raise self.error(f"expected index operands, got {value.type}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         print_dims_and_symbols(printer, self.operands, len(self.dynamic_sizes))
         printer.print_attr_dict(self.attributes, elided=[SEGMENTS])
         printer.write(" : ")
         printer.print_type(self.result.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         operands, num_sizes = parse_dims_and_symbols(parser)
         attributes = parser.parse_optional_attr_dict()
         result_type = parser.parse_colon_type()
@@ -137,6 +140,7 @@ class AllocOp(_AllocLikeOp):
     """A heap buffer: ``%buf = memref.alloc(%n) : memref<?x8xf32>`` (free it with dealloc)."""
 
     name = "memref.alloc"
+    effects = (allocates(result=0),)
 
 
 class AllocaOp(_AllocLikeOp):
@@ -144,12 +148,14 @@ class AllocaOp(_AllocLikeOp):
     ``%tmp = memref.alloca() : memref<16xf32>``."""
 
     name = "memref.alloca"
+    effects = (allocates(result=0),)
 
 
 class DeallocOp(Operation):
     """Free a heap buffer: ``memref.dealloc %buf : memref<?x8xf32>``."""
 
     name = "memref.dealloc"
+    effects = (frees(0),)
     num_operands = 1
     num_results = 0
     num_regions = 0
@@ -169,11 +175,11 @@ class DeallocOp(Operation):
     def verify_op(self) -> None:
         check_memref(self, self.memref.type, "the operand")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         print_typed_operand(printer, self, self.memref)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         value, attributes = parse_typed_operand(parser)
         return cls([value], [], attributes)
 
@@ -254,7 +260,7 @@ class GlobalOp(Operation):
             found = value.type if isinstance(value, DenseElementsAttr) else value
             raise self.error(f"expected an initial value of type {tensor_type}, got {found}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         if "sym_visibility" in self.attributes:
             printer.write(" ")
             printer.print_attribute(self.attributes["sym_visibility"])
@@ -273,7 +279,7 @@ class GlobalOp(Operation):
         printer.print_attr_dict(self.attributes, elided=shown_by_syntax)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         from tinycomp.ir.parser import parse_attribute
 
         attributes: dict[str, Attribute] = {}
@@ -345,7 +351,7 @@ class GetGlobalOp(Operation):
                 f"got {self.result.type}"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_attribute(self.attributes["name"])
         printer.write(" : ")
@@ -353,7 +359,7 @@ class GetGlobalOp(Operation):
         printer.print_attr_dict(self.attributes, elided=["name"])
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         name = SymbolRefAttr(parser.parse_symbol_name())
         result_type = parser.parse_colon_type()
         attributes = parser.parse_optional_attr_dict()

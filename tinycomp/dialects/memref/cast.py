@@ -28,6 +28,8 @@ from tinycomp.dialects.common.syntax import (
 )
 from tinycomp.dialects.memref.alloc import check_memref
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.type_helpers import shapes_compatible, strides_and_offset
 from tinycomp.ir.types import DYNAMIC, IntegerType, MemRefType, index
 from tinycomp.ir.values import Value
@@ -39,6 +41,7 @@ class ViewOp(Operation):
     Operands: ``[source, byte_shift, *sizes]`` (one size per ``?`` of the result)."""
 
     name = "memref.view"
+    view_source = 0
     num_results = 1
     num_regions = 0
     num_successors = 0
@@ -86,7 +89,7 @@ class ViewOp(Operation):
         if self.byte_shift.type != index:
             raise self.error(f"expected an index byte shift, got {self.byte_shift.type}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.source)
         printer.write("[")
@@ -98,7 +101,7 @@ class ViewOp(Operation):
         print_type_pair(printer, self.source.type, self.result.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         source = parser.parse_operand()
         parser.parse_punct("[")
         shift = parser.parse_operand()
@@ -119,6 +122,7 @@ class CastOp(ShapedCastOp):
     unknown): ``%c = memref.cast %A : memref<4xf32> to memref<?xf32>``."""
 
     name = "memref.cast"
+    view_source = 0
     container_type = MemRefType
     container_name = "a memref"
 

@@ -54,6 +54,7 @@ class CollapseShapeOp(_ReshapeOp):
     ``%c = memref.collapse_shape %A [[0, 1], [2]] : memref<2x3x4xf32> into memref<6x4xf32>``."""
 
     name = "memref.collapse_shape"
+    view_source = 0
     num_operands = 1
     inherent_attributes = ("reassociation",)
 
@@ -87,6 +88,7 @@ class ExpandShapeOp(_ReshapeOp):
     memref<?x4xf32>``."""
 
     name = "memref.expand_shape"
+    view_source = 0
     inherent_attributes = ("reassociation", "static_output_shape")
     has_output_shape = True
 

@@ -29,6 +29,8 @@ from tinycomp.dialects.common.syntax import parse_type_pair, print_type_pair
 from tinycomp.dialects.memref.alloc import check_memref
 from tinycomp.dialects.memref.layout import rank_reduction_problem, subview_type
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.type_helpers import strides_and_offset
 from tinycomp.ir.types import DYNAMIC, MemRefType
 from tinycomp.ir.values import Value
@@ -40,6 +42,7 @@ class SubViewOp(OffsetsSizesStridesOp):
     memref<4x8xf32, strided<[8, 1], offset: ?>>``."""
 
     name = "memref.subview"
+    view_source = 0
 
     @classmethod
     def build(
@@ -82,7 +85,7 @@ class SubViewOp(OffsetsSizesStridesOp):
                 f"(mismatch of result {problem}), got {result}"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.source)
         self.print_window(printer)
@@ -90,7 +93,7 @@ class SubViewOp(OffsetsSizesStridesOp):
         print_type_pair(printer, self.source.type, self.result.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         source = parser.parse_operand()
         window, dynamic = cls.parse_window(parser)
         attributes = {**window, **parser.parse_optional_attr_dict()}
@@ -105,6 +108,7 @@ class ReinterpretCastOp(OffsetsSizesStridesOp):
     : memref<?xf32> to memref<?x8xf32, strided<[8, 1]>>``."""
 
     name = "memref.reinterpret_cast"
+    view_source = 0
 
     @classmethod
     def build(
@@ -147,7 +151,7 @@ class ReinterpretCastOp(OffsetsSizesStridesOp):
             if claimed != stride:
                 raise self.error(f"expected stride {_text(stride)} in dimension {dim} of {result}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.source)
         printer.write(" to")
@@ -156,7 +160,7 @@ class ReinterpretCastOp(OffsetsSizesStridesOp):
         print_type_pair(printer, self.source.type, self.result.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         source = parser.parse_operand()
         parser.parse_keyword("to")
         window, dynamic = cls.parse_window(parser, ("offset", "sizes", "strides"))

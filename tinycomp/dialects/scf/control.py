@@ -37,6 +37,8 @@ from tinycomp.dialects.common.structured_control import IfElseOp, RegionYieldOp
 from tinycomp.ir.attributes import Attribute, UnitAttr
 from tinycomp.ir.block import Block
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import Type, format_result_types, i1
 from tinycomp.ir.values import Value
@@ -60,6 +62,7 @@ class IfOp(IfElseOp):
     """
 
     name = "scf.if"
+    has_recursive_effects = True
     num_operands = 1
     yield_op = YieldOp
 
@@ -83,7 +86,7 @@ class IfOp(IfElseOp):
             raise self.error(f"expected an i1 condition, got {self.condition.type}")
         self.verify_then_else()
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.condition)
         if self.results:
@@ -92,7 +95,7 @@ class IfOp(IfElseOp):
         printer.print_attr_dict(self.attributes)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         condition = parser.resolve_operand(parser.parse_operand(), i1)
         result_types = parse_optional_arrow_types(parser)
         regions = cls.parse_then_else(parser)
@@ -106,6 +109,7 @@ class ExecuteRegionOp(Operation):
     ``no_inline`` asks passes to keep it."""
 
     name = "scf.execute_region"
+    has_recursive_effects = True
     num_operands = 0
     num_regions = 1
     num_successors = 0
@@ -133,7 +137,7 @@ class ExecuteRegionOp(Operation):
             self, self.region, "scf.yield", self.result_types, "the results", allow_branches=True
         )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         if self.results:
             printer.write(f" -> {format_result_types(self.result_types)}")
         if "no_inline" in self.attributes:
@@ -143,7 +147,7 @@ class ExecuteRegionOp(Operation):
         printer.print_attr_dict(self.attributes, elided=["no_inline"])
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         result_types = parse_optional_arrow_types(parser)
         attributes: dict[str, Attribute] = {}
         if parser.parse_optional_keyword("no_inline"):

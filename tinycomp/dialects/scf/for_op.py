@@ -33,6 +33,8 @@ from tinycomp.dialects.scf.control import YieldOp
 from tinycomp.ir.attributes import Attribute, UnitAttr
 from tinycomp.ir.block import Block
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import IndexType, IntegerType, index
 from tinycomp.ir.values import Value
@@ -43,6 +45,7 @@ class ForOp(CountedLoopOp):
     ``%r = scf.for %i = %lb to %ub step %s iter_args(%acc = %init) -> (f32) { ... }``."""
 
     name = "scf.for"
+    has_recursive_effects = True
     yield_name = "scf.yield"
     inherent_attributes = ("unsignedCmp",)
 
@@ -102,7 +105,7 @@ class ForOp(CountedLoopOp):
             )
         self.verify_loop_body(bound_types[0], self.init_args)
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         if self.is_unsigned:
             printer.write(" unsigned")
         printer.write(" ")
@@ -122,7 +125,7 @@ class ForOp(CountedLoopOp):
         printer.print_attr_dict(self.attributes, elided=["unsignedCmp"])
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         attributes: dict[str, Attribute] = {}
         if parser.parse_optional_keyword("unsigned"):
             attributes["unsignedCmp"] = UnitAttr()

@@ -44,6 +44,8 @@ from tinycomp.dialects.common.region_syntax import (
 from tinycomp.dialects.common.syntax import parse_typed_operand, print_typed_operand
 from tinycomp.ir.block import Block
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import index
 from tinycomp.ir.values import BlockArgument, Value
@@ -55,6 +57,7 @@ class ReduceOp(Operation):
     ``scf.reduce`` when the loop has no results."""
 
     name = "scf.reduce"
+    has_recursive_effects = True
     num_results = 0
     num_successors = 0
     is_terminator = True
@@ -87,7 +90,7 @@ class ReduceOp(Operation):
                 self, region, "scf.reduce.return", [value.type], "the reduced operand's type"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         if self.operands:
             printer.write("(")
             printer.print_operands(self.operands)
@@ -102,7 +105,7 @@ class ReduceOp(Operation):
         printer.print_attr_dict(self.attributes)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         operands, types = [], []
         if parser.parse_optional_punct("("):
             operands = parser.parse_operand_list()
@@ -141,11 +144,11 @@ class ReduceReturnOp(Operation):
         if parent is not None and parent.name != "scf.reduce":
             raise self.error(f"expected to be inside 'scf.reduce', got '{parent.name}'")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         print_typed_operand(printer, self, self.operands[0])
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         value, attributes = parse_typed_operand(parser)
         return cls([value], [], attributes)
 
@@ -156,6 +159,7 @@ class ParallelOp(Operation):
     ``init (%zero) -> f32`` it reduces values through the body's ``scf.reduce``."""
 
     name = "scf.parallel"
+    has_recursive_effects = True
     num_regions = 1
     num_successors = 0
     has_custom_syntax = True
@@ -236,7 +240,7 @@ class ParallelOp(Operation):
             raise self.error(f"expected {rank} index body arguments, got {format_types(arg_types)}")
         check_terminator_types(self, self.regions[0], "scf.reduce", init_types, "the inits")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" (")
         printer.print_operands(self.induction_vars)
         printer.write(") = (")
@@ -258,7 +262,7 @@ class ParallelOp(Operation):
         printer.print_attr_dict(self.attributes, elided=[SEGMENTS])
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         parser.parse_punct("(")
         names = parser.parse_comma_separated(parser.parse_value_name, ")")
         parser.parse_punct(")")

@@ -30,6 +30,8 @@ from tinycomp.dialects.common.region_syntax import (
 from tinycomp.dialects.common.syntax import parse_values_with_types, print_values_with_types
 from tinycomp.ir.block import Block
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import FunctionType, Type, i1
 from tinycomp.ir.values import Value
@@ -71,7 +73,7 @@ class ConditionOp(Operation):
         if parent is not None and parent.name != "scf.while":
             raise self.error(f"expected to be inside 'scf.while', got '{parent.name}'")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write("(")
         printer.print_operand(self.condition)
         printer.write(")")
@@ -79,7 +81,7 @@ class ConditionOp(Operation):
         print_values_with_types(printer, self.args)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         parser.parse_punct("(")
         condition = parser.resolve_operand(parser.parse_operand(), i1)
         parser.parse_punct(")")
@@ -102,6 +104,7 @@ class WhileOp(Operation):
     """
 
     name = "scf.while"
+    has_recursive_effects = True
     num_regions = 2
     num_successors = 0
     has_custom_syntax = True
@@ -164,7 +167,7 @@ class WhileOp(Operation):
             self, self.regions[1], "scf.yield", init_types, "the 'before' arguments"
         )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         if self.operands:
             print_assignment_list(printer, " ", self.before_block.arguments, self.operands)
         printer.write(" : ")
@@ -176,7 +179,7 @@ class WhileOp(Operation):
         printer.print_attr_dict_with_keyword(self.attributes)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         names, inits = [], []
         if parser.token.is_punct("("):
             names, inits = parse_assignment_list(parser)

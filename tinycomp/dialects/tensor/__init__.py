@@ -50,6 +50,8 @@ from tinycomp.dialects.tensor.pad import PAD_OPS, GenerateOp, PadOp, YieldOp
 from tinycomp.dialects.tensor.reshape import RESHAPE_OPS, CollapseShapeOp, ExpandShapeOp
 from tinycomp.dialects.tensor.slices import SLICE_OPS, ExtractSliceOp, InsertSliceOp
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.registry import Dialect, register_dialect
 from tinycomp.ir.type_helpers import shapes_compatible
 from tinycomp.ir.types import DYNAMIC, RankedTensorType, Shape, Type, index
@@ -94,7 +96,7 @@ class EmptyOp(Operation):
         result_type = _expect_ranked_tensor(self, self.result.type, "the result")
         check_dynamic_sizes(self, result_type, self.operands)
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write("(")
         printer.print_operands(self.operands)
         printer.write(")")
@@ -102,7 +104,7 @@ class EmptyOp(Operation):
         printer.write(f" : {self.result.type}")
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         parser.parse_punct("(")
         names = parser.parse_operand_list()
         parser.parse_punct(")")
@@ -148,12 +150,12 @@ class ExtractOp(Operation):
                 f"expected the result type {tensor_type.element_type}, got {self.result.type}"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         print_indexed_access(printer, self.tensor, self.indices, self.attributes)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         operands, tensor_type, attributes = parse_indexed_access(
             parser, RankedTensorType, "a ranked tensor"
         )
@@ -204,14 +206,14 @@ class InsertOp(Operation):
         if self.result.type != tensor_type:
             raise self.error(f"expected the result type {tensor_type}, got {self.result.type}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.scalar)
         printer.write(" into ")
         print_indexed_access(printer, self.dest, self.indices, self.attributes)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         scalar = parser.parse_operand()
         parser.parse_keyword("into")
         operands, tensor_type, attributes = parse_indexed_access(

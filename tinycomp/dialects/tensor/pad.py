@@ -56,6 +56,8 @@ from tinycomp.ir.attributes import Attribute, UnitAttr
 from tinycomp.ir.block import Block
 from tinycomp.ir.builder import Builder
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import DYNAMIC, RankedTensorType, Type, index
 from tinycomp.ir.values import BlockArgument, Value
@@ -179,7 +181,7 @@ class PadOp(Operation):
                 )
         _verify_element_region(self, source.rank, source.element_type)
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.source)
         if "nofold" in self.attributes:
@@ -194,7 +196,7 @@ class PadOp(Operation):
         print_type_pair(printer, self.source.type, self.result.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         source = parser.parse_operand()
         attributes: dict[str, Attribute] = {}
         if parser.parse_optional_keyword("nofold"):
@@ -224,7 +226,7 @@ class GenerateOp(Operation):
     num_results = 1
     num_regions = 1
     num_successors = 0
-    is_pure = True
+    has_recursive_effects = True
     has_custom_syntax = True
 
     @classmethod
@@ -248,7 +250,7 @@ class GenerateOp(Operation):
         check_dynamic_sizes(self, result, self.operands)
         _verify_element_region(self, result.rank, result.element_type)
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         if self.operands:
             printer.print_operands(self.operands)
@@ -258,7 +260,7 @@ class GenerateOp(Operation):
         printer.write(f" : {self.result.type}")
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         names = parser.parse_operand_list()
         region = parser.parse_region()
         attributes = parser.parse_optional_attr_dict()
@@ -297,11 +299,11 @@ class YieldOp(Operation):
                 f"expected to be inside 'tensor.pad' or 'tensor.generate', got {found}"
             )
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         print_typed_operand(printer, self, self.value)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         value, attributes = parse_typed_operand(parser)
         return cls([value], [], attributes)
 

@@ -32,6 +32,8 @@ from tinycomp.dialects.common.mixed_indices import MixedIndex, is_rank_reduction
 from tinycomp.dialects.common.offsets_sizes_strides import OffsetsSizesStridesOp
 from tinycomp.dialects.common.syntax import parse_type_pair, print_type_pair
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.type_helpers import element_type
 from tinycomp.ir.types import RankedTensorType, Shape
 from tinycomp.ir.values import Value
@@ -77,12 +79,12 @@ class SliceOp(OffsetsSizesStridesOp):
             )
         self.verify_in_bounds(big_type.shape)
 
-    def _print_lists(self, printer) -> None:
+    def _print_lists(self, printer: Printer) -> None:
         self.print_window(printer)
         printer.print_attr_dict(self.attributes, elided=self.inherent_attributes)
 
     @classmethod
-    def _parse_lists(cls, parser):
+    def _parse_lists(cls, parser: Parser):
         window, dynamic = cls.parse_window(parser)
         return {**parser.parse_optional_attr_dict(), **window}, dynamic
 
@@ -120,14 +122,14 @@ class ExtractSliceOp(SliceOp):
     def verify_op(self) -> None:
         self._verify_slice(self.source.type, self.result.type, "source", "result")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.source)
         self._print_lists(printer)
         print_type_pair(printer, self.source.type, self.result.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         source = parser.parse_operand()
         attributes, dynamic = cls._parse_lists(parser)
         source_type, result_type = parse_type_pair(parser)
@@ -176,7 +178,7 @@ class InsertSliceOp(SliceOp):
             )
         self._verify_slice(self.dest.type, self.source.type, "destination", "source")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.source)
         printer.write(" into ")
@@ -185,7 +187,7 @@ class InsertSliceOp(SliceOp):
         print_type_pair(printer, self.source.type, self.dest.type, "into")
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         source = parser.parse_operand()
         parser.parse_keyword("into")
         dest = parser.parse_operand()

@@ -29,6 +29,8 @@ from __future__ import annotations
 from tinycomp.dialects.arith.base import is_float_like
 from tinycomp.ir.dialect import check_same_types
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.type_helpers import element_type
 from tinycomp.ir.types import ShapedType, Type, VectorType
 from tinycomp.ir.values import Value
@@ -91,7 +93,7 @@ class BroadcastOp(Operation):
         if problem is not None:
             raise self.error(f"cannot broadcast to {result_type}: {problem}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.source)
         printer.print_attr_dict(self.attributes)
@@ -101,7 +103,7 @@ class BroadcastOp(Operation):
         printer.print_type(self.results[0].type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         source = parser.parse_operand()
         attributes = parser.parse_optional_attr_dict()
         source_type = parser.parse_colon_type()
@@ -132,7 +134,7 @@ class FMAOp(Operation):
         if not isinstance(value_type, VectorType) or not is_float_like(value_type):
             raise self.error(f"expected a vector of floats, got {value_type}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operands(self.operands)
         printer.print_attr_dict(self.attributes)
@@ -140,7 +142,7 @@ class FMAOp(Operation):
         printer.print_type(self.results[0].type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         operands = parser.parse_operand_list()
         if len(operands) != 3:
             raise parser.expected("3 operands (lhs, rhs, acc)")

@@ -36,7 +36,10 @@ from typing import ClassVar
 from tinycomp.dialects.common.syntax import check_indices
 from tinycomp.dialects.memref.alloc import check_memref
 from tinycomp.ir.attributes import BoolAttr
+from tinycomp.ir.memory_effect import reads, writes
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.type_helpers import strides_and_offset
 from tinycomp.ir.types import MemRefType, VectorType, index
 from tinycomp.ir.values import Value
@@ -121,7 +124,7 @@ class _VectorAccessOp(Operation):
         check_indices(self, memref_type, self.indices)
         check_vector_access(self, memref_type, self.vector_type)
 
-    def _print_access(self, printer) -> None:
+    def _print_access(self, printer: Printer) -> None:
         printer.print_operand(self.base)
         printer.write("[")
         printer.print_operands(self.indices)
@@ -134,7 +137,7 @@ class _VectorAccessOp(Operation):
         printer.print_type(self.vector_type)
 
     @staticmethod
-    def _parse_access(parser) -> tuple[list[Value], VectorType, dict]:
+    def _parse_access(parser: Parser) -> tuple[list[Value], VectorType, dict]:
         """Read ``%base[%i, %j] {attrs} : memref<...>, vector<...>``."""
         base = parser.parse_operand()
         parser.parse_punct("[")
@@ -160,6 +163,7 @@ class LoadOp(_VectorAccessOp):
     ``%v = vector.load %A[%i, %j] : memref<4x32xf32>, vector<8xf32>``."""
 
     name = "vector.load"
+    effects = (reads(0),)
     num_results = 1
 
     @classmethod
@@ -179,12 +183,12 @@ class LoadOp(_VectorAccessOp):
             raise self.error("expected a memref operand")
         self._verify_access("the base")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         self._print_access(printer)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         operands, vector_type, attributes = cls._parse_access(parser)
         return cls(operands, [vector_type], attributes)
 
@@ -194,6 +198,7 @@ class StoreOp(_VectorAccessOp):
     ``vector.store %v, %B[%i, %j] : memref<4x32xf32>, vector<8xf32>``."""
 
     name = "vector.store"
+    effects = (writes(1),)
     num_results = 0
     base_position = 1
 
@@ -216,14 +221,14 @@ class StoreOp(_VectorAccessOp):
             raise self.error(f"expected a vector and a memref, got {len(self.operands)} operands")
         self._verify_access("the base")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.value)
         printer.write(", ")
         self._print_access(printer)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         value = parser.parse_operand()
         parser.parse_punct(",")
         operands, vector_type, attributes = cls._parse_access(parser)

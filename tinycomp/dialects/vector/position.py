@@ -37,6 +37,8 @@ from tinycomp.dialects.common.mixed_indices import (
     split_mixed,
 )
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.types import Type, VectorType
 from tinycomp.ir.values import Value
 
@@ -124,7 +126,7 @@ class ExtractOp(_PositionOp):
         if self.result.type != expected:
             raise self.error(f"expected result type {expected}, got {self.result.type}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.vector)
         print_mixed(printer, self.position)
@@ -135,7 +137,7 @@ class ExtractOp(_PositionOp):
         printer.print_type(self.vector.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         vector = parser.parse_operand()
         entries = parse_mixed(parser)
         attributes = parser.parse_optional_attr_dict()
@@ -172,7 +174,7 @@ class InsertOp(_PositionOp):
         if self.result.type != self.vector.type:
             raise self.error(f"expected result type {self.vector.type}, got {self.result.type}")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(" ")
         printer.print_operand(self.value)
         printer.write(", ")
@@ -186,7 +188,7 @@ class InsertOp(_PositionOp):
         printer.print_type(self.vector.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         value = parser.parse_operand()
         parser.parse_punct(",")
         dest = parser.parse_operand()

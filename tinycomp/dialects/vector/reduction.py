@@ -54,6 +54,8 @@ from tinycomp.dialects.arith.base import (
 )
 from tinycomp.ir.attributes import Attribute, OpaqueAttr
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.parser import Parser
+from tinycomp.ir.printer import Printer
 from tinycomp.ir.type_helpers import bitwidth
 from tinycomp.ir.types import FloatType, IndexType, IntegerType, Type, VectorType
 from tinycomp.ir.values import Value
@@ -195,7 +197,7 @@ class ReductionOp(Operation):
         if combiner_op(self.kind, element) is None:
             raise self.error(f"unsupported reduction type '{element}' for kind '{self.kind}'")
 
-    def print_custom(self, printer) -> None:
+    def print_custom(self, printer: Printer) -> None:
         printer.write(f" <{self.kind}>, ")
         printer.print_operands(self.operands)
         print_flag(printer, self, FASTMATH)
@@ -206,7 +208,7 @@ class ReductionOp(Operation):
         printer.print_type(self.result.type)
 
     @classmethod
-    def parse_custom(cls, parser) -> Operation:
+    def parse_custom(cls, parser: Parser) -> Operation:
         parser.parse_punct("<")
         kind = parser.parse_identifier("a combining kind")
         parser.parse_punct(">")

@@ -16,9 +16,11 @@ turns in the same allocation. Three passes, in pipeline order:
 
 ``bufferization_passes()`` builds the three with one shared ``BufferizationReport``
 (``report.py``): the decisions with their reasons, the allocations, the live range of
-every buffer and the peak memory after each pass. ``run_bufferized`` (``runner.py``)
-calls a bufferized function with fresh out-params. The memory effects every pass can
-ask about live in ``tinycomp.ir.effects``.
+every buffer and the peak memory after each pass. The out-param convention the pass
+writes is the func dialect's (``tinycomp.dialects.func.out_params``); running the
+result, with fresh out-params, is the interpreter's ``run_bufferized`` (re-exported
+here, where chapter 07 imports it). The memory effects every pass can ask about live
+in ``tinycomp.ir.effects``.
 
 >>> import numpy as np
 >>> from tinycomp.frontend import TensorSpec, softmax, trace
@@ -35,11 +37,9 @@ True
 {'one-shot-bufferize': 96, 'buffer-reuse': 88, 'buffer-deallocation': 88}
 """
 
+from tinycomp.interp.bufferized import run_bufferized
 from tinycomp.passes.bufferize.dealloc import BufferDeallocationPass, insert_deallocations
-from tinycomp.passes.bufferize.function_boundary import (
-    buffer_results_to_out_params,
-    out_param_positions,
-)
+from tinycomp.passes.bufferize.function_boundary import buffer_results_to_out_params
 from tinycomp.passes.bufferize.inplace_analysis import (
     InPlaceAnalysis,
     InPlaceDecision,
@@ -53,7 +53,6 @@ from tinycomp.passes.bufferize.report import (
     LiveInterval,
 )
 from tinycomp.passes.bufferize.reuse import BufferReusePass, reuse_buffers
-from tinycomp.passes.bufferize.runner import run_bufferized
 from tinycomp.passes.pass_base import Pass
 
 __all__ = [
@@ -70,7 +69,6 @@ __all__ = [
     "buffer_results_to_out_params",
     "bufferization_passes",
     "insert_deallocations",
-    "out_param_positions",
     "reuse_buffers",
     "run_bufferized",
 ]

@@ -11,7 +11,8 @@ allocates the result and passes it in as a trailing argument, an **out-param**::
 The algorithm, for each ``func.func`` that returns memrefs:
 
 1. Append one argument per memref result, with the result's shape and element type
-   and the identity layout, marked ``{bufferize.result}`` (MLIR's ``add-result-attr``).
+   and the identity layout, marked ``{bufferize.result}`` (MLIR's ``add-result-attr``;
+   the convention itself is the func dialect's: ``tinycomp.dialects.func.out_params``).
 2. If the returned buffer is a ``memref.alloc`` of the function's entry block with
    exactly that type, replace the allocation by the out-param: the
    function computes straight into the caller's memory (MLIR's ``hoist-static-allocs``
@@ -38,18 +39,16 @@ func.func @f(%x: memref<4xf32>, %arg0: memref<4xf32> {bufferize.result}, %arg1: 
 from __future__ import annotations
 
 from tinycomp.dialects.func import ReturnOp
+from tinycomp.dialects.func.out_params import mark_out_params
 from tinycomp.dialects.memref.access import CopyOp
-from tinycomp.ir.attributes import ArrayAttr, DictionaryAttr, TypeAttr, UnitAttr
+from tinycomp.ir.attributes import ArrayAttr, DictionaryAttr, TypeAttr
 from tinycomp.ir.builder import InsertionPoint
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import FunctionType, MemRefType
 from tinycomp.ir.values import Value
 from tinycomp.rewrite.rewriter import PatternRewriter
 
-__all__ = ["OUT_PARAM_ATTRIBUTE", "buffer_results_to_out_params", "out_param_positions"]
-
-OUT_PARAM_ATTRIBUTE = "bufferize.result"
-"""The argument attribute that marks an out-param (as MLIR's ``add-result-attr`` does)."""
+__all__ = ["buffer_results_to_out_params"]
 
 
 def buffer_results_to_out_params(function: Operation, hoist_allocations: bool = True) -> list:
@@ -108,30 +107,11 @@ def _erase_if_unused(value: Value, rewriter: PatternRewriter) -> None:
 def _update_signature(function: Operation, out_params: list[Value], results: list) -> None:
     entry = function.regions[0].blocks[0]
     inputs = [argument.type for argument in entry.arguments]
-    function.attributes["function_type"] = TypeAttr(FunctionType(inputs, results))
     old = function.attributes.get("arg_attrs")
     count = len(inputs) - len(out_params)
     dicts = list(old) if isinstance(old, ArrayAttr) and len(old) == count else []
     dicts = dicts or [DictionaryAttr({}) for _ in range(count)]
-    dicts += [DictionaryAttr({OUT_PARAM_ATTRIBUTE: UnitAttr()}) for _ in out_params]
-    function.attributes["arg_attrs"] = ArrayAttr(dicts)
+    function.attributes["function_type"] = TypeAttr(FunctionType(inputs, results))
+    function.attributes["arg_attrs"] = ArrayAttr(dicts + [DictionaryAttr({}) for _ in out_params])
+    mark_out_params(function, range(count, len(inputs)))
     function.attributes.pop("res_attrs", None)
-
-
-def out_param_positions(function: Operation) -> list[int]:
-    """The positions of the arguments marked ``{bufferize.result}``.
-
-    >>> from tinycomp.ir import parse
-    >>> m = parse("func.func @f(%x: memref<2xf32>, %y: memref<2xf32> {bufferize.result}) "
-    ...           "{ return }")
-    >>> out_param_positions(m.body.first_op)
-    [1]
-    """
-    attrs = function.attributes.get("arg_attrs")
-    if not isinstance(attrs, ArrayAttr):
-        return []
-    return [
-        position
-        for position, entry in enumerate(attrs)
-        if isinstance(entry, DictionaryAttr) and entry.get(OUT_PARAM_ATTRIBUTE) is not None
-    ]

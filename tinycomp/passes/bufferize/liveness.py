@@ -36,7 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from tinycomp.dialects.linalg.base import StructuredOp
-from tinycomp.ir.effects import MEMREF_VIEW_OPS, has_unknown_effects
+from tinycomp.ir.effects import has_unknown_effects
+from tinycomp.ir.memref_views import viewed_operand
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.values import Value
 
@@ -82,7 +83,7 @@ def aliases_of(buffer: Value) -> list[Value]:
         value = pending.pop()
         found.append(value)
         for user in value.users:
-            if user.name in MEMREF_VIEW_OPS and user.operands[0] is value:
+            if viewed_operand(user) is value:
                 pending.extend(user.results)
     return found
 

@@ -4,8 +4,10 @@ out-params.
 After bufferization ``func.func @main(%x: memref<2x5xf32>, %out: memref<2x5xf32>
 {bufferize.result})`` returns nothing: it writes its result into memory the caller
 provides. ``run_bufferized(module, x)`` is that caller: it allocates one buffer per
-out-param from the signature, runs the function in the reference interpreter, and
-returns the buffers as numpy arrays, as ``interpret`` returns results.
+out-param from the signature (the func dialect's convention,
+``tinycomp.dialects.func.out_params``), runs the function in the reference
+interpreter, and returns the buffers as numpy arrays, as ``interpret`` returns results.
+The CPU caller (``tinycomp.codegen.cpu.calling``) does the same for native code.
 
 The out-params start *uninitialised* in the interpreter's sense, so a function that
 reads its output before writing it, or leaves part of it unwritten, fails with an
@@ -26,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from tinycomp.dialects.func.out_params import call_out_params
 from tinycomp.interp.arguments import to_numpy_result, to_runtime_value
 from tinycomp.interp.errors import InterpreterError
 from tinycomp.interp.interpreter import Interpreter
@@ -35,7 +38,6 @@ from tinycomp.ir.operation import Operation
 from tinycomp.ir.parser import parse
 from tinycomp.ir.types import DYNAMIC
 from tinycomp.ir.verifier import verify
-from tinycomp.passes.bufferize.function_boundary import out_param_positions
 
 __all__ = ["run_bufferized"]
 
@@ -61,7 +63,7 @@ def run_bufferized(
     if function is None or function.name != "func.func":
         raise InterpreterError(f"no function @{entry} in the module")
     inputs = function.attributes["function_type"].type.inputs
-    outs = out_param_positions(function) or list(range(len(arrays), len(inputs)))
+    outs = call_out_params(function, len(arrays))
     if len(arrays) + len(outs) != len(inputs):
         raise InterpreterError(
             f"@{entry} takes {len(inputs) - len(outs)} arguments besides its {len(outs)} "

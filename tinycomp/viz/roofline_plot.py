@@ -1,4 +1,4 @@
-"""Draw kernels on a machine's roofline, as a picture with a table for its text twin."""
+"""Draw kernels on a machine's roofline, as a picture whose text twin is ``roofline_table``."""
 
 from __future__ import annotations
 
@@ -7,34 +7,11 @@ from collections.abc import Sequence
 import numpy as np
 
 from tinycomp.perf.roofline import KernelCost, Machine
+from tinycomp.perf.roofline_table import roofline_table
 from tinycomp.viz.picture import Picture
 from tinycomp.viz.plots import PALETTE, figure_to_picture, new_figure
 
-__all__ = ["roofline_picture", "roofline_table"]
-
-
-def roofline_table(machine: Machine, kernels: Sequence[KernelCost]) -> str:
-    """The text twin: one row per kernel with its intensity, bound and attainable rate.
-
-    >>> from tinycomp.perf.roofline import A100_FP32, softmax_cost
-    >>> print(roofline_table(A100_FP32, [softmax_cost(1024, 1024)]))
-    roofline of A100 (FP32): peak 19.5 TFLOP/s, 2.04 TB/s, ridge at 9.56 FLOP/byte
-      kernel             FLOP/byte  bound    attainable TFLOP/s
-      softmax 1024x1024      0.625  memory                1.275
-    """
-    lines = [
-        f"roofline of {machine.name}: peak {machine.peak_flops / 1e12:g} TFLOP/s, "
-        f"{machine.bandwidth / 1e12:g} TB/s, ridge at {machine.ridge_point:.3g} FLOP/byte"
-    ]
-    width = max([len("kernel"), *(len(kernel.name) for kernel in kernels)])
-    lines.append(f"  {'kernel':<{width}}  FLOP/byte  bound    attainable TFLOP/s")
-    for kernel in kernels:
-        attainable = machine.attainable(kernel.intensity) / 1e12
-        lines.append(
-            f"  {kernel.name:<{width}}  {kernel.intensity:9.4g}  "
-            f"{machine.bound(kernel.intensity):<7}  {attainable:18.4g}"
-        )
-    return "\n".join(lines)
+__all__ = ["roofline_picture"]
 
 
 def roofline_picture(machine: Machine, kernels: Sequence[KernelCost]) -> Picture:

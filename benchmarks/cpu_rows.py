@@ -3,15 +3,15 @@
 For each kernel of the catalogue (``tinycomp.testing.KERNELS``) and each shape
 (f32, ``rows x cols``), in one process:
 
-1. **tinycomp**: ``tinycomp.compile(kernel, ..., target="cpu")`` at O3 with the row
-   strategy (``RowStrategyPass``, stage ``tiled``), ``vectorize-loops`` and the
-   polynomial math (``MathApproximationPass``, both at stage ``loops``); the compile
-   time is measured once;
+1. **tinycomp**: ``tinycomp.compile(kernel, ..., target="cpu")`` with its default
+   options: O3 and every CPU strategy (``rows`` at stage ``tiled``, ``vector`` and
+   ``math`` at stage ``loops``); the compile time is measured once;
 2. **numpy**: the same formula in numpy f32 on ONE thread (``OPENBLAS_NUM_THREADS``,
    ``OMP_NUM_THREADS``, ``MKL_NUM_THREADS`` set to 1, ``OPENBLAS_CORETYPE`` removed
    before numpy is imported, as ``gemm.py`` does).
 
-The staircase below step 1 is timed too, the same ``compile`` call with fewer passes:
+The staircase below step 1 is timed too, the same ``compile`` call with strategies
+turned off (``CompileOptions(strategies={"rows": False, ...})``):
 plain ``loops`` (scalar, ``expf`` per element), ``vectorized`` (``vectorize-loops``:
 LLVM splits the vector ``exp`` into eight ``expf`` calls), ``polynomial math`` (the
 ``exp`` stays in vector registers) and ``rows`` (the whole pipeline: one pass over
@@ -55,8 +55,6 @@ import numpy as np  # noqa: E402
 import tinycomp  # noqa: E402
 from tinycomp import CompileOptions  # noqa: E402
 from tinycomp.codegen.cpu.target import host_cpu  # noqa: E402
-from tinycomp.passes import VectorizeLoopsPass  # noqa: E402
-from tinycomp.passes.math_approximation import MathApproximationPass  # noqa: E402
 from tinycomp.passes.row_strategy import RowStrategyPass  # noqa: E402
 from tinycomp.testing import KERNELS, check_against_reference  # noqa: E402
 
@@ -82,14 +80,24 @@ def numpy_rmsnorm(x: np.ndarray, gamma: np.ndarray) -> np.ndarray:
 NUMPY = {"softmax": numpy_softmax, "layernorm": numpy_layernorm, "rmsnorm": numpy_rmsnorm}
 
 
-def cpu_options(steps: int = 3, tile_bytes: int = 64 * 1024) -> CompileOptions:
-    """Step 1's passes, in the order the CPU pipeline runs them; ``steps`` < 3 keeps only
-    the first ones (the staircase: 0 plain loops, 1 vectorized, 2 polynomial math)."""
-    loops = [VectorizeLoopsPass(8, min_width=4), MathApproximationPass()][: min(steps, 2)]
-    extra: dict[str, list] = {"loops": loops}
-    if steps >= 3:
-        extra["tiled"] = [RowStrategyPass(tile_bytes)]
-    return CompileOptions(opt_level=3, extra_passes=extra)
+STEP_STRATEGIES = (
+    {"rows": False, "vector": False, "math": False},
+    {"rows": False, "math": False},
+    {"rows": False},
+    {},
+)
+"""The CPU target's strategies turned off at each step of the staircase (0 plain loops,
+1 vectorized, 2 polynomial math, 3 rows: the default ``compile(..., target="cpu")``)."""
+
+
+def cpu_options(steps: int = 3, tile_bytes: int | None = None) -> CompileOptions:
+    """The options of step ``steps``: the same ``compile`` call, strategies turned off.
+    ``tile_bytes`` replaces the row strategy's tile size (the sweep)."""
+    if tile_bytes is None:
+        return CompileOptions(strategies=STEP_STRATEGIES[steps])
+    return CompileOptions(
+        strategies={"rows": False}, extra_passes={"tiled": [RowStrategyPass(tile_bytes)]}
+    )
 
 
 STAIRCASE = ("loops", "vectorized", "polynomial math", "rows")
@@ -180,9 +188,9 @@ def main() -> None:
         "cpu": cpu,
         "numpy": np.__version__,
         "repeats": args.repeats,
-        "passes": {
-            stage: [type(p).__name__ for p in passes]
-            for stage, passes in cpu_options(3).extra_passes.items()
+        "staircase_options": {
+            variant: f"CompileOptions(strategies={STEP_STRATEGIES[step]!r})"
+            for step, variant in enumerate(STAIRCASE)
         },
         "tile_bytes": RowStrategyPass().tile_bytes,
         "results": results,

@@ -28,7 +28,22 @@ def test_every_variant_is_checked_and_timed(kernel):
     assert record["shape"] == [5, 37] and record["ratio"] > 0
 
 
-def test_the_last_step_is_the_row_strategy():
-    steps = [cpu_rows.cpu_options(n).extra_passes for n in range(4)]
-    assert [len(s.get("loops", [])) for s in steps] == [0, 1, 2, 2]
-    assert "tiled" not in steps[2] and type(steps[3]["tiled"][0]).__name__ == "RowStrategyPass"
+def test_each_step_is_compile_with_fewer_strategies_and_the_last_is_the_default():
+    import numpy as np
+
+    import tinycomp
+    from tinycomp.testing import KERNELS
+
+    kernel = KERNELS["softmax"]
+    inputs = kernel.make_inputs(np.random.default_rng(0), "f32", rows=4, cols=40)
+    passes = []
+    for step in range(4):
+        program = tinycomp.compile(
+            kernel.fn, *inputs, target="cpu", options=cpu_rows.cpu_options(step)
+        )
+        passes.append({s.name for run in program.runs.values() for s in run.stages})
+    assert "vectorize-loops" not in passes[0] and "vectorize-loops" in passes[1]
+    assert "math-polynomial-approximation" not in passes[1]
+    assert "math-polynomial-approximation" in passes[2] and "cpu-row-strategy" not in passes[2]
+    assert "cpu-row-strategy" in passes[3]
+    assert cpu_rows.cpu_options(3) == tinycomp.CompileOptions()

@@ -10,8 +10,10 @@ per kind of kernel:
   micro-kernel, blocking from the machine model), as generated IR in the module;
 * ``rows``: the kernels of a softmax / layernorm / rmsnorm row are tiled by rows and
   fused, so a row is read from memory once and stays in cache between its kernels;
-* ``vector``: math functions become polynomials that stay in vector registers, and
-  innermost loops are widened to the machine's SIMD width with a scalar epilogue.
+* ``vector``: innermost loops are widened to the machine's SIMD width, with a scalar
+  epilogue (and a narrower retry for loops too short for the full width);
+* ``math``: ``math.exp``, ``log``, ``tanh``, ``erf`` become polynomials in arith ops, which
+  stay in vector registers (LLVM would call the scalar ``expf`` once per lane).
 
 ``CompileOptions(strategies={"blis": False})`` turns one off (chapter 08's staircase is
 the same ``compile`` call with more of them turned off).
@@ -20,7 +22,7 @@ the same ``compile`` call with more of them turned off).
 >>> [target.name for target in TARGETS.values()]
 ['interp', 'cpu']
 >>> [strategy.name for strategy in TARGETS["cpu"].strategies]
-['blis', 'rows', 'vector']
+['blis', 'rows', 'vector', 'math']
 """
 
 from __future__ import annotations
@@ -66,8 +68,12 @@ def _rows(options: CompileOptions) -> list[Pass]:
 
 
 def _vector(options: CompileOptions) -> list[Pass]:
-    vectorize = VectorizeLoopsPass(vector_width=host_machine().lanes(), contract=True, min_width=4)
-    return [vectorize, MathApproximationPass(), CanonicalizePass(), CSEPass()]
+    lanes = host_machine().lanes()
+    return [VectorizeLoopsPass(vector_width=lanes, contract=True, min_width=4), CSEPass()]
+
+
+def _math(options: CompileOptions) -> list[Pass]:
+    return [MathApproximationPass(), CanonicalizePass(), CSEPass()]
 
 
 INTERP = register_target(Target("interp", "the numpy reference interpreter, at any stage"))
@@ -80,6 +86,7 @@ CPU = register_target(
             Strategy("blis", "contractions (matmul, batch matmul, conv2d)", "bufferized", _blis),
             Strategy("rows", "softmax / layernorm / rmsnorm rows", "tiled", _rows),
             Strategy("vector", "elementwise and reduction loops", "loops", _vector),
+            Strategy("math", "exp, log, tanh, erf as vectorizable polynomials", "loops", _math),
         ),
         final_stage="loops",
         backend=_cpu_backend,

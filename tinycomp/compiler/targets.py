@@ -22,6 +22,7 @@ cpu     native code for this machine through LLVM (from the 'loops' stage)
           blis      contractions (matmul, batch matmul, conv2d) after 'bufferized'
           rows      softmax / layernorm / rmsnorm rows after 'tiled'
           vector    elementwise and reduction loops after 'loops'
+          math      exp, log, tanh, erf as vectorizable polynomials after 'loops'
 """
 
 from __future__ import annotations
@@ -76,8 +77,8 @@ class Target:
         """The passes of the strategies that follow ``stage`` and are on in ``options``.
 
         >>> [p.name for p in lookup_target("cpu").strategy_passes("loops", CompileOptions())]
-        ['vectorize-loops', 'math-polynomial-approximation', 'canonicalize', 'cse']
-        >>> no_vectors = CompileOptions(strategies={"vector": False})
+        ['vectorize-loops', 'cse', 'math-polynomial-approximation', 'canonicalize', 'cse']
+        >>> no_vectors = CompileOptions(strategies={"vector": False, "math": False})
         >>> lookup_target("cpu").strategy_passes("loops", no_vectors)
         []
         """

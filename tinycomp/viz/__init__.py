@@ -85,7 +85,6 @@ from tinycomp.viz.plots import (
     new_figure,
 )
 from tinycomp.viz.program_explorer import program_explorer
-from tinycomp.viz.roofline_plot import roofline_picture
 from tinycomp.viz.render import (
     RendererNotAvailable,
     RenderError,
@@ -93,6 +92,7 @@ from tinycomp.viz.render import (
     choose_renderer,
     render_svg,
 )
+from tinycomp.viz.roofline_plot import roofline_picture
 from tinycomp.viz.tiled_nest import tiled_loop_summary
 from tinycomp.viz.tiling_explorer import tiling_explorer
 from tinycomp.viz.tiling_pictures import tile_view, tiling_picture

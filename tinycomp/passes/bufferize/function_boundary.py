@@ -43,6 +43,7 @@ from tinycomp.dialects.func.out_params import mark_out_params
 from tinycomp.dialects.memref.access import CopyOp
 from tinycomp.ir.attributes import ArrayAttr, DictionaryAttr, TypeAttr
 from tinycomp.ir.builder import InsertionPoint
+from tinycomp.ir.effects import is_pure
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import FunctionType, MemRefType
 from tinycomp.ir.values import Value
@@ -96,7 +97,7 @@ def buffer_results_to_out_params(function: Operation, hoist_allocations: bool = 
 def _erase_if_unused(value: Value, rewriter: PatternRewriter) -> None:
     """Erase the pure op defining ``value`` once nothing uses it, and then its inputs."""
     op = value.defining_op()
-    if op is None or not op.is_pure or any(result.has_uses for result in op.results):
+    if op is None or not is_pure(op) or any(result.has_uses for result in op.results):
         return
     inputs = list(op.operands)
     rewriter.erase_op(op)

@@ -137,3 +137,22 @@ def test_the_table_refuses_a_second_target_of_one_name():
 def test_an_unknown_target_lists_the_known_ones(x):
     with pytest.raises(CompileError, match=r"unknown target 'gpu'; targets: interp \(.*\), cpu"):
         tinycomp.compile(lambda a: a, x, target="gpu")
+
+
+def test_a_forced_strategy_that_a_kernel_cannot_take_is_an_error():
+    a = np.ones((8, 16), np.float16)
+    with pytest.raises(CompileError, match=r"forces the blis strategy, but .* f16"):
+        tinycomp.compile(
+            lambda a, b: a @ b, a, a.T.copy(), target="cpu",
+            options=CompileOptions(strategies={"blis": True}),
+        )  # fmt: skip
+    unforced = tinycomp.compile(lambda a, b: a @ b, a, a.T.copy(), target="cpu")
+    assert [d.strategy for d in unforced.decisions if not d.chosen] == ["loops"]
+
+
+def test_a_forced_strategy_that_every_kernel_takes_compiles():
+    a = np.random.default_rng(4).standard_normal((9, 7)).astype(np.float32)
+    forced = CompileOptions(strategies={"blis": True})
+    program = tinycomp.compile(lambda a, b: a @ b, a, a.T.copy(), target="cpu", options=forced)
+    assert [d.strategy for d in program.decisions] == ["blis"]
+    np.testing.assert_allclose(program(a, a.T.copy()), a @ a.T, rtol=1e-5, atol=1e-5)

@@ -41,6 +41,7 @@ from tinycomp.ir.operation import Operation
 from tinycomp.ir.printer import print_ir
 from tinycomp.ir.symbols import symbol_name
 from tinycomp.passes import PassManager
+from tinycomp.passes.strategy import StrategyDecision
 
 __all__ = ["TARGETS", "compile"]
 
@@ -82,9 +83,11 @@ def compile(  # noqa: A001  (the public name mirrors torch.compile / triton.comp
         module, entry, target, result_shapes=result_shapes, input_count=input_count
     )
     for stage in STAGES[: STAGE_NAMES.index(stop_after) + 1]:  # step 3
+        groups = target_.strategy_groups(stage.name, options)
+        owner = {id(p): strategy.name for strategy, passes in groups for p in passes}
         passes = [
             *stage.passes(options),
-            *target_.strategy_passes(stage.name, options),
+            *(p for _, strategy_passes in groups for p in strategy_passes),
             *options.extra_passes.get(stage.name, ()),
         ]
         if passes:
@@ -94,7 +97,9 @@ def compile(  # noqa: A001  (the public name mirrors torch.compile / triton.comp
                 report = getattr(pass_, "report", None)
                 if report is not None:
                     program.reports[pass_.name] = report
-                program.decisions.extend(getattr(pass_, "decisions", ()))
+                for decision in getattr(pass_, "decisions", ()):
+                    program.decisions.append(decision)
+                    _check_forced(decision, owner.get(id(pass_)), options)
             program.stages[stage.name] = run.final_text
         else:
             program.stages[stage.name] = print_ir(module)
@@ -102,6 +107,18 @@ def compile(  # noqa: A001  (the public name mirrors torch.compile / triton.comp
     if target_.backend is not None:  # step 4
         program.native = target_.backend(module, entry, result_shapes, options)
     return program
+
+
+def _check_forced(
+    decision: StrategyDecision, strategy: str | None, options: CompileOptions
+) -> None:
+    """A forced strategy that a kernel of its kind did not get is an error, not a fallback."""
+    if strategy is not None and options.forced(strategy) and not decision.chosen:
+        raise CompileError(
+            f"strategies={{{strategy!r}: True}} forces the {strategy} strategy, but "
+            f"{decision.kernel} cannot take it: {decision.reason}; it would get "
+            f"{decision.strategy!r}"
+        )
 
 
 def _input_module(fn_or_module: Any, examples: tuple[Any, ...], entry: str) -> Operation:

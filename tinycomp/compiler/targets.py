@@ -54,8 +54,9 @@ class Strategy:
     stage: str
     """The stage whose passes it follows."""
     passes: Callable[[CompileOptions], list[Pass]]
-    """Its passes under the given options (``options.forced(name)`` asks for it
-    wherever it is legal, not only where its cost model says it pays)."""
+    """Its passes under the given options. When the options force the strategy
+    (``strategies={name: True}``), a kernel of its kind that its passes could not give
+    it (a decision with ``chosen=False``) is a ``CompileError`` instead of a fallback."""
 
 
 @dataclass(frozen=True)
@@ -82,11 +83,17 @@ class Target:
         >>> lookup_target("cpu").strategy_passes("loops", no_vectors)
         []
         """
-        passes: list[Pass] = []
-        for strategy in self.strategies:
-            if strategy.stage == stage and options.strategies.get(strategy.name, True):
-                passes.extend(strategy.passes(options))
-        return passes
+        return [p for _, passes in self.strategy_groups(stage, options) for p in passes]
+
+    def strategy_groups(
+        self, stage: str, options: CompileOptions
+    ) -> list[tuple[Strategy, list[Pass]]]:
+        """``strategy_passes``, each strategy with its own passes."""
+        return [
+            (strategy, strategy.passes(options))
+            for strategy in self.strategies
+            if strategy.stage == stage and options.strategies.get(strategy.name, True)
+        ]
 
     def check_options(self, options: CompileOptions) -> None:
         """Every strategy the options name is one of this target's."""

@@ -16,14 +16,16 @@ next ``R``: the rows stay in L1/L2 between the kernels, the temporaries shrink t
      each input, broadcasts along rows allowed);
    * **vector**: no reduction at all (an elementwise kernel), or rank 1: the rows gain
      nothing, ``vectorize-loops`` widens the innermost loop as it is;
-   * **loops**: a contraction among them (an operand read by every row, as the ``B``
-     of a matmul), or a reduction along another loop: not this strategy's.
+   * **loops**: a contraction among its producers (an operand read by every row, as
+     the ``B`` of a matmul), or a reduction along another loop: not this strategy's;
+   * a contraction itself is not a row kernel at all: the contraction strategy reports
+     it, so it gets no decision here.
 3. For **rows**, choose ``R``: as many rows as fit ``tile_bytes`` (the widest row of
    the operands of the kernel and its producers, at least 1, at most the loop); tile
    the innermost row loop by ``R`` (the outer ones, a batch, by 1: the ``R`` rows are
    contiguous) and fuse the producers.
-4. Record one ``StrategyDecision`` per candidate in ``self.decisions`` (and the tiling
-   report in ``self.report``).
+4. Record one ``StrategyDecision`` per candidate that is not a contraction in
+   ``self.decisions`` (and the tiling report in ``self.report``).
 
 It runs at the ``tiled`` stage (on tensors, after fusion), before bufferization, which
 then gives each temporary the size of its tile.
@@ -85,6 +87,8 @@ class RowStrategyPass(StrategyPass, Pass):
         for kernel in _candidates(op):  # step 1
             name = op_name(kernel)
             strategy, reason = classify_row_kernel(kernel)  # step 2
+            if strategy == "contraction":
+                continue
             if strategy != "rows":
                 self.decisions.append(
                     StrategyDecision(name, strategy, reason, strategy == "vector")
@@ -172,6 +176,17 @@ def _row_problem(op: StructuredOp) -> str | None:
     return None
 
 
+def _multiplies_inputs(op: StructuredOp) -> bool:
+    """Whether the payload multiplies two of the inputs' elements (as a matmul's or a
+    convolution's ``out + a * b`` does), the mark of a contraction."""
+    inputs = set(op.regions[0].blocks[0].arguments[: len(op.inputs)])
+    for payload_op in op.regions[0].blocks[0].ops:
+        if payload_op.name in ("arith.mulf", "arith.muli"):
+            if len(inputs.intersection(payload_op.operands)) == 2:
+                return True
+    return False
+
+
 def classify_row_kernel(kernel: StructuredOp, alone: bool = False) -> tuple[str, str]:
     """Step 2: ``(strategy, reason)`` for ``kernel`` with its producers (``alone``:
     without them).
@@ -180,13 +195,25 @@ def classify_row_kernel(kernel: StructuredOp, alone: bool = False) -> tuple[str,
     >>> m = trace(lambda a, b: a @ b, TensorSpec((4, 8)), TensorSpec((8, 2)))
     >>> matmul = [op for op in m.walk() if op.name == "linalg.matmul"][0]
     >>> classify_row_kernel(matmul)
-    ('loops', 'not generic: linalg.matmul (the contraction strategy)')
+    ('contraction', 'not generic: linalg.matmul (the contraction strategy)')
     """
+    if kernel.name not in ("linalg.generic", "linalg.fill"):
+        return "contraction", f"not generic: {kernel.name} (the contraction strategy)"
+    own_problem = _row_problem(kernel)
+    if own_problem is not None and "is a contraction" in own_problem:
+        return "contraction", own_problem
+    if own_problem is not None and _multiplies_inputs(kernel):
+        return "contraction", f"{own_problem}, a product of its inputs summed: a contraction"
     ops = [kernel] if alone else _cluster(kernel)
     for op in ops:
         if op.name not in ("linalg.generic", "linalg.fill"):
-            return "loops", f"not generic: {op.name} (the contraction strategy)"
+            reason = f"not generic: {op.name} (the contraction strategy)"
+            return (
+                ("contraction", reason) if op is kernel else ("loops", f"its producer is {reason}")
+            )
         problem = _row_problem(op)
+        if problem is not None and op is kernel and "is a contraction" in problem:
+            return "contraction", problem
         if problem is not None:
             return "loops", problem if op is kernel else f"its producer {problem}"
     if kernel.num_loops < 2:

@@ -130,7 +130,8 @@ class GemmBenchmark:
             for stage, passes in step.get("passes", {}).items():
                 lines.append(f"{'':<10} {stage}: {', '.join(passes)}")
             listed = step.get("strategies") or ["none listed"]
-            lines.extend(f"{'':<10} strategies: {decision}" for decision in listed)
+            for index, decision in enumerate(listed):
+                lines.append(f"{'':<10} {'strategies:' if index == 0 else '':<11} {decision}")
         return "\n".join(lines)
 
 

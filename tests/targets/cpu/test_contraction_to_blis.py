@@ -39,7 +39,7 @@ SIZES = st.sampled_from([1, 2, 7, 13, 16, 17, 31, 40])
 
 def compile_blis(fn, *arrays, blocking: Blocking | None = SMALL, machine=None):
     blis = CpuContractionToBlisPass(machine=machine, blocking=blocking)
-    options = CompileOptions(extra_passes={"bufferized": [blis]})
+    options = CompileOptions(extra_passes={"bufferized": [blis]}, strategies={"blis": False})
     return tinycomp.compile(fn, *arrays, target="cpu", options=options), blis
 
 
@@ -185,7 +185,7 @@ def test_a_fused_producer_can_be_left_to_the_loops():
     kernel = KERNELS["mlp2"]
     inputs = kernel.make_inputs(np.random.default_rng(4), "f32")
     blis = CpuContractionToBlisPass(blocking=SMALL, split_producers=False)
-    options = CompileOptions(extra_passes={"bufferized": [blis]})
+    options = CompileOptions(extra_passes={"bufferized": [blis]}, strategies={"blis": False})
     program = tinycomp.compile(kernel.fn, *inputs, target="cpu", options=options)
     check_against_reference(kernel, program(*inputs), inputs, "f32")
     first, second = blis.decisions

@@ -54,8 +54,10 @@ from tinycomp.dialects.memref import AllocOp, CollapseShapeOp, DeallocOp, Reinte
 from tinycomp.dialects.scf.for_op import ForOp
 from tinycomp.ir import parse
 from tinycomp.ir.builder import Builder
+from tinycomp.ir.naming import SSANames
 from tinycomp.ir.op_names import op_name
 from tinycomp.ir.operation import Operation
+from tinycomp.ir.printer import naming_root
 from tinycomp.ir.type_helpers import strides_and_offset
 from tinycomp.ir.types import DYNAMIC, MemRefType, f32, index
 from tinycomp.ir.values import OpResult, Value
@@ -73,6 +75,14 @@ __all__ = ["CpuContractionToBlisPass"]
 
 ALIGNMENT = 64
 """Packed buffers start on a cache line (one zmm register)."""
+
+
+def _kernel_name(generic: GenericOp) -> str:
+    """A kernel on buffers has no result to be named by: name it by the buffer it writes
+    (``linalg.generic into %arg2``), as the printer names that buffer."""
+    names = SSANames(naming_root(generic), use_asm_names=True)
+    written = ", ".join(names.value_name(value) for value in generic.outputs)
+    return f"{op_name(generic, names)} into {written}" if written else op_name(generic, names)
 
 
 class CpuContractionToBlisPass(StrategyPass, Pass):
@@ -107,7 +117,7 @@ class CpuContractionToBlisPass(StrategyPass, Pass):
         blocking = self.blocking
         needed: dict[str, str] = {}
         for generic in generics:  # step 1
-            kernel = op_name(generic)
+            kernel = _kernel_name(generic)
             found, note = self._match(generic)
             if not isinstance(found, Contraction):
                 if found.contraction_like:

@@ -187,6 +187,15 @@ def _multiplies_inputs(op: StructuredOp) -> bool:
     return False
 
 
+def _after_producer(kernel: StructuredOp, reason: str) -> tuple[str, str]:
+    """A kernel that cannot take the rows with its producers: an elementwise one is left
+    to ``vectorize-loops`` as it is (rows would gain it nothing); one with a reduction
+    falls back to plain loops."""
+    if not kernel.reduction_dims():
+        return "vector", f"elementwise, {reason}: left to vectorize-loops"
+    return "loops", reason
+
+
 def classify_row_kernel(kernel: StructuredOp, alone: bool = False) -> tuple[str, str]:
     """Step 2: ``(strategy, reason)`` for ``kernel`` with its producers (``alone``:
     without them).
@@ -205,17 +214,12 @@ def classify_row_kernel(kernel: StructuredOp, alone: bool = False) -> tuple[str,
     if own_problem is not None and _multiplies_inputs(kernel):
         return "contraction", f"{own_problem}, a product of its inputs summed: a contraction"
     ops = [kernel] if alone else _cluster(kernel)
-    for op in ops:
+    for op in ops:  # the kernel itself passed above: these are its producers
         if op.name not in ("linalg.generic", "linalg.fill"):
-            reason = f"not generic: {op.name} (the contraction strategy)"
-            return (
-                ("contraction", reason) if op is kernel else ("loops", f"its producer is {reason}")
-            )
+            return _after_producer(kernel, f"its producer is {op.name} (a contraction)")
         problem = _row_problem(op)
-        if problem is not None and op is kernel and "is a contraction" in problem:
-            return "contraction", problem
         if problem is not None:
-            return "loops", problem if op is kernel else f"its producer {problem}"
+            return _after_producer(kernel, problem if op is kernel else f"its producer {problem}")
     if kernel.num_loops < 2:
         return "vector", "rank 1: left to vectorize-loops as it is"
     if not any(op.reduction_dims() for op in ops):

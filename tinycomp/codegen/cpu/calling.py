@@ -89,7 +89,7 @@ class CpuFunction:
         ]
         self._all_memrefs = len(self._memref_positions) == len(self.parameter_types)
         self._plans: dict[Any, CallPlan] = {}  # by signature (call_plan.py)
-        self._outputs: dict[Any, list] = {}  # run's out-params, by inputs and shapes
+        self._outputs: dict[Any, tuple] = {}  # run's out-params, by inputs and shapes
         self._call = _PACKED_CALL(address)
         self._engine = engine  # the code lives as long as its execution engine: keep it
 
@@ -170,29 +170,37 @@ class CpuFunction:
         ones beyond ``inputs``; ``output_shapes`` gives their shapes where the types
         have dynamic sizes.
         """
-        shapes_key = None if output_shapes is None else tuple(map(tuple, output_shapes))
-        outputs = self._outputs.get((len(inputs), shapes_key))
-        if outputs is None:
+        try:  # the shapes as given, if hashable (``CpuProgram`` passes tuples): calls are hot
+            planned = self._outputs.get((len(inputs), output_shapes))
+        except TypeError:
+            output_shapes = tuple(map(tuple, output_shapes))  # lists: made hashable
+            planned = self._outputs.get((len(inputs), output_shapes))
+        if planned is None:
             outputs = self._plan_outputs(len(inputs), output_shapes)
+            trailing = all(o is None for o in outputs[: len(inputs)])
+            planned = (outputs, outputs[len(inputs) :] if trailing else None)
             if len(self._outputs) >= _MAX_PLANS:
                 self._outputs.clear()
-            self._outputs[(len(inputs), shapes_key)] = outputs
-        given = iter(inputs)
-        args, out_arrays = [], []
-        for output in outputs:
-            if output is None:
-                args.append(next(given))
-                continue
-            shape, dtype, fill = output
-            array = np.empty(shape, dtype)
-            array.fill(fill)
-            args.append(array)
-            out_arrays.append(array)
-        result = self(*args)
-        values = [] if result is None else list(result) if isinstance(result, tuple) else [result]
-        values += out_arrays
-        if not values:
-            return None
+            self._outputs[(len(inputs), output_shapes)] = planned
+        outputs, trailing_outputs = planned
+        if trailing_outputs is not None:  # inputs, then out-params: no per-argument loop
+            out_arrays = [np.full(shape, fill, dtype) for shape, dtype, fill in trailing_outputs]
+            result = self(*inputs, *out_arrays)
+        else:
+            given = iter(inputs)
+            args, out_arrays = [], []
+            for output in outputs:
+                if output is None:
+                    args.append(next(given))
+                    continue
+                shape, dtype, fill = output
+                array = np.full(shape, fill, dtype)
+                args.append(array)
+                out_arrays.append(array)
+            result = self(*args)
+        if result is None:
+            return out_arrays[0] if len(out_arrays) == 1 else (tuple(out_arrays) or None)
+        values = [*result, *out_arrays] if isinstance(result, tuple) else [result, *out_arrays]
         return values[0] if len(values) == 1 else tuple(values)
 
     def _plan_outputs(self, given: int, output_shapes: Sequence[Sequence[int]] | None) -> list:

@@ -189,7 +189,11 @@ def main() -> None:
         "numpy": np.__version__,
         "repeats": args.repeats,
         "staircase_options": {
-            variant: f"CompileOptions(strategies={STEP_STRATEGIES[step]!r})"
+            variant: (
+                f"CompileOptions(strategies={STEP_STRATEGIES[step]!r})"
+                if STEP_STRATEGIES[step]
+                else "CompileOptions() (the defaults)"
+            )
             for step, variant in enumerate(STAIRCASE)
         },
         "tile_bytes": RowStrategyPass().tile_bytes,

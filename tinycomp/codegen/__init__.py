@@ -2,9 +2,8 @@
 
 * ``llvm``: the LLVM IR emitter, target-agnostic (``emit_llvm``, ``register_emitter``);
 * ``cpu``: the host CPU: parse, verify, optimize and JIT with llvmlite (``jit``), call
-  on numpy arrays, show the assembly; ``compile_for_cpu`` for ``tinycomp.compile``;
-* ``gemm``: a BLIS-style GEMM whose blocking comes from the machine's caches and SIMD
-  width (``BlockedGemm``), and a measured CPU roofline;
+  on numpy arrays, show the assembly and count its hot loop; ``compile_for_cpu``, the
+  CPU target's backend in ``tinycomp.compile``;
 * ``errors``: ``CodegenError``, the one exception of this layer.
 
 >>> import numpy as np

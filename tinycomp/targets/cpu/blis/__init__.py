@@ -10,7 +10,7 @@ In reading order:
   operands in either orientation;
 * ``gemm``: the five loops around them (``gemm_functions_ir``, what the
   ``cpu-contraction-to-blis`` pass inserts into a compiled module), and ``BlockedGemm``,
-  the same module JIT'ed on its own (the GEMM benchmark's reference point).
+  the same functions JIT'ed on their own, to test and inspect them outside a program.
 
 >>> from tinycomp.targets.cpu.machine import PRESETS
 >>> choose_blocking(PRESETS["laptop-avx2"])

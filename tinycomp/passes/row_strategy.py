@@ -160,19 +160,25 @@ def _cluster(kernel: StructuredOp) -> list[StructuredOp]:
     return seen
 
 
-def _row_problem(op: StructuredOp) -> str | None:
-    """Why ``op`` is not a row kernel (a reduction elsewhere, a contraction), or None."""
-    iterators = op.iterator_types()
+def _row_problem(op: StructuredOp) -> tuple[bool, str] | None:
+    """Why ``op`` is not a row kernel, or None: ``(is_contraction, reason)``. A contraction
+    (an operand read by every row, or a product of two inputs summed along other loops,
+    as a convolution's) is another strategy's; any other reduction off the innermost
+    loop is a fallback."""
     reductions = op.reduction_dims()
     if not reductions:
         return None
-    last = len(iterators) - 1
+    last = len(op.iterator_types()) - 1
     if reductions != [last]:
-        return f"{op_name(op, line=False)} reduces along loop {reductions[0]}, not the innermost"
+        reason = f"{op_name(op, line=False)} reduces along loop {reductions[0]}, not the innermost"
+        return _multiplies_inputs(op), reason
     for amap in op.indexing_maps()[: len(op.inputs)]:
         dims = {r.position for r in amap.results if isinstance(r, AffineDimExpr)}
         if last in dims and not set(range(last)) <= dims:
-            return f"{op_name(op, line=False)} is a contraction (an operand read by every row)"
+            return (
+                True,
+                f"{op_name(op, line=False)} is a contraction (an operand read by every row)",
+            )
     return None
 
 
@@ -209,17 +215,16 @@ def classify_row_kernel(kernel: StructuredOp, alone: bool = False) -> tuple[str,
     if kernel.name not in ("linalg.generic", "linalg.fill"):
         return "contraction", f"not generic: {kernel.name} (the contraction strategy)"
     own_problem = _row_problem(kernel)
-    if own_problem is not None and "is a contraction" in own_problem:
-        return "contraction", own_problem
-    if own_problem is not None and _multiplies_inputs(kernel):
-        return "contraction", f"{own_problem}, a product of its inputs summed: a contraction"
+    if own_problem is not None and own_problem[0]:
+        return "contraction", own_problem[1]
     ops = [kernel] if alone else _cluster(kernel)
-    for op in ops:  # the kernel itself passed above: these are its producers
+    for op in ops:  # the kernel and the producers tile_and_fuse would pull in
         if op.name not in ("linalg.generic", "linalg.fill"):
             return _after_producer(kernel, f"its producer is {op.name} (a contraction)")
         problem = _row_problem(op)
         if problem is not None:
-            return _after_producer(kernel, problem if op is kernel else f"its producer {problem}")
+            reason = problem[1] if op is kernel else f"its producer {problem[1]}"
+            return _after_producer(kernel, reason)
     if kernel.num_loops < 2:
         return "vector", "rank 1: left to vectorize-loops as it is"
     if not any(op.reduction_dims() for op in ops):

@@ -11,6 +11,8 @@ parser. The IR core (``tinycomp.ir``) knows none of them; it has only ``builtin.
 * ``scf``, ``affine``: structured loops and conditionals
 * ``linalg``: structured ops on tensors and buffers (``generic`` and the named ops)
 * ``vector``: SIMD values, their loads, stores, reductions and shuffles
+* ``gpu``: kernels, thread and block ids, barriers, shuffles, workgroup memory
+* ``nvvm`` (a part): NVIDIA's warp-synchronous ops (``redux.sync``, ``vote.sync``...)
 * ``common``: the syntax and base classes several dialects share
 
 >>> import tinycomp.dialects as dialects
@@ -18,6 +20,22 @@ parser. The IR core (``tinycomp.ir``) knows none of them; it has only ``builtin.
 'linalg.generic'
 """
 
-from tinycomp.dialects import affine, arith, cf, func, linalg, math, memref, scf, tensor, vector
+from tinycomp.dialects import (
+    affine,
+    arith,
+    cf,
+    func,
+    gpu,
+    linalg,
+    math,
+    memref,
+    nvvm,
+    scf,
+    tensor,
+    vector,
+)
 
-__all__ = ["affine", "arith", "cf", "func", "linalg", "math", "memref", "scf", "tensor", "vector"]
+__all__ = [
+    "affine", "arith", "cf", "func", "gpu", "linalg", "math", "memref", "nvvm", "scf",
+    "tensor", "vector",
+]  # fmt: skip

@@ -18,9 +18,13 @@ module {
 }
 >>> float(tinycomp.interpret(module, 1.5, entry="double"))
 3.0
+
+``tinycomp.gpu`` holds the CUDA-style kernel DSL and ``launch``, which runs a kernel on
+the simulated GPU.
 """
 
 import tinycomp.dialects  # registers every dialect with the parser  # noqa: F401
+from tinycomp import gpu
 from tinycomp.compiler import CompileError, CompileOptions, compile
 from tinycomp.frontend import TensorSpec, TraceError, trace
 from tinycomp.interp import InterpreterError, interpret
@@ -41,6 +45,7 @@ __all__ = [
     "__version__",
     "apply_patterns_greedily",
     "compile",
+    "gpu",
     "interpret",
     "parse",
     "trace",

@@ -71,7 +71,7 @@ def test_the_dialect_is_registered_with_its_ops():
     names = {op.name for op in registered_dialects()["vector"].ops}
     assert names == {
         "vector.load", "vector.store", "vector.broadcast", "vector.fma", "vector.reduction",
-        "vector.extract", "vector.insert",
+        "vector.extract", "vector.insert", "vector.from_elements",
     }  # fmt: skip
 
 

@@ -33,6 +33,12 @@ compare equal whichever renderer drew them. IR is shown as text (:class:`IRText`
 - :mod:`~tinycomp.viz.memory_timeline`, :mod:`~tinycomp.viz.liveness_chart`,
   :mod:`~tinycomp.viz.liveness_explorer`: when each buffer is live and held, the peak
   memory before and after reuse, and a step through the program points;
+- :mod:`~tinycomp.viz.gpu_access`, :mod:`~tinycomp.viz.gpu_lanes`,
+  :mod:`~tinycomp.viz.gpu_sectors`, :mod:`~tinycomp.viz.gpu_banks`,
+  :mod:`~tinycomp.viz.gpu_occupancy_explorer`, :mod:`~tinycomp.viz.gpu_waves`,
+  :mod:`~tinycomp.viz.gpu_roofline`: the SIMT model (chapter 09): a warp's lanes over its
+  instructions, its addresses against sectors and banks, occupancy, waves of blocks, and
+  GPU kernels on the roofline;
 - :mod:`~tinycomp.viz.hot_loop_view`, :mod:`~tinycomp.viz.codegen_explorer`: the hot loop
   of LLVM's x86 code with its counted FMAs and loads, over opt levels and vector widths
   (imported from their modules: they need the CPU code generator).
@@ -57,6 +63,13 @@ graph "pipeline" (3 nodes, 2 edges)
 from tinycomp.viz.footprints import tile_footprints
 from tinycomp.viz.fusion_explorer import fusion_explorer
 from tinycomp.viz.fusion_graph import bytes_moved_chart, fusion_graph
+from tinycomp.viz.gpu_access import warp_access
+from tinycomp.viz.gpu_banks import banks_picture
+from tinycomp.viz.gpu_lanes import warp_lanes_picture
+from tinycomp.viz.gpu_occupancy_explorer import occupancy_explorer, occupancy_picture
+from tinycomp.viz.gpu_roofline import gpu_roofline_picture
+from tinycomp.viz.gpu_sectors import sectors_picture
+from tinycomp.viz.gpu_waves import waves_picture
 from tinycomp.viz.graph import Cluster, Graph, GraphError
 from tinycomp.viz.indexing_explorer import footprint_picture, indexing_map_explorer
 from tinycomp.viz.indexing_maps import IndexingMapError, indexing_problem
@@ -112,6 +125,7 @@ __all__ = [
     "RenderError",
     "RendererNotAvailable",
     "available_renderers",
+    "banks_picture",
     "bar_chart",
     "bufferization_timelines",
     "bytes_moved_chart",
@@ -123,6 +137,7 @@ __all__ = [
     "footprint_picture",
     "fusion_explorer",
     "fusion_graph",
+    "gpu_roofline_picture",
     "house_style",
     "indexing_map_explorer",
     "indexing_problem",
@@ -135,9 +150,12 @@ __all__ = [
     "loop_nest",
     "memory_timeline",
     "new_figure",
+    "occupancy_explorer",
+    "occupancy_picture",
     "pass_stepper",
     "program_explorer",
     "render_svg",
+    "sectors_picture",
     "slot_timeline",
     "tidy_svg",
     "tile_footprints",
@@ -146,4 +164,7 @@ __all__ = [
     "tiling_explorer",
     "tiling_picture",
     "unified_ir_diff",
+    "warp_access",
+    "warp_lanes_picture",
+    "waves_picture",
 ]

@@ -145,3 +145,84 @@ def test_convergence_agrees_with_the_llvm_intrinsics_the_ops_become():
         assert op_class.is_convergent == llvm_convergent, (op_class.name, attributes[intrinsic])
         if not llvm_convergent:
             assert "memory(none)" in attributes[intrinsic] and op_class.is_pure
+
+
+SHUFFLE_BODY = """\
+%0 = nvvm.shfl.sync  bfly %arg2, %arg0, %arg1, %arg1 : f32 -> f32
+%1 = nvvm.shfl.sync  up %arg2, %arg0, %arg1, %arg1 : f32 -> f32
+%2 = nvvm.shfl.sync  down %arg2, %arg1, %arg1, %arg1 : i32 -> i32
+%3 = nvvm.shfl.sync  idx %arg2, %arg0, %arg1, %arg1 : f32 -> f32
+%4 = nvvm.shfl.sync  up %arg2, %arg0, %arg1, %arg1 {return_value_and_is_valid} : f32 -> !llvm.struct<(f32, i1)>
+nvvm.bar.warp.sync %arg2 : i32"""  # noqa: E501
+
+
+def test_shfl_sync_and_bar_warp_sync_round_trip():
+    module = assert_round_trip(kernel(SHUFFLE_BODY))
+    shuffles = [op for op in module.walk() if op.name == "nvvm.shfl.sync"]
+    assert [op.kind for op in shuffles] == ["bfly", "up", "down", "idx", "up"]
+    assert all(isinstance(op, nvvm.ShflSyncOp) for op in shuffles)
+    assert shuffles[2].result.type == i32 and shuffles[0].value.type == f32
+    assert isinstance(first_op_named(module, "nvvm.bar.warp.sync"), nvvm.BarWarpSyncOp)
+
+
+@pytest.mark.mlir
+@requires_mlir_opt
+def test_mlir_opt_prints_the_shuffles_the_same():
+    text = kernel(SHUFFLE_BODY)
+    assert strip_mlir_opt_output(run_mlir_opt(text, "--verify-each")) == text
+    module = parse(text)
+    run_mlir_opt(print_ir(module, generic=True), "--verify-each")
+    assert ir_equal(module, parse(run_mlir_opt(text, "--mlir-print-op-generic")))
+
+
+def test_shuffle_builders_and_the_clamp_encoding():
+    value, lane, mask = Block([f32, i32, i32]).arguments
+    shfl = nvvm.ShflSyncOp.build("idx", mask, value, lane, lane)
+    shfl.verify_op()
+    assert (shfl.kind, shfl.mask, shfl.offset, shfl.result.type) == ("idx", mask, lane, f32)
+    nvvm.BarWarpSyncOp.build(mask).verify_op()
+    # PTX's c operand: ((32 - width) << 8) | 0x1f, without the 0x1f for 'up'
+    assert [nvvm.shuffle_clamp("down", w) for w in (32, 16, 8)] == [0x1F, 0x101F, 0x181F]
+    assert [nvvm.shuffle_clamp("up", w) for w in (32, 16, 8)] == [0, 0x1000, 0x1800]
+    assert nvvm.shuffle_clamp("bfly", 4) == nvvm.shuffle_clamp("idx", 4) == 0x1C1F
+    with pytest.raises(ValueError, match="power of two up to 32, got 12"):
+        nvvm.shuffle_clamp("down", 12)
+    with pytest.raises(ValueError, match="expected a shuffle kind .* got 'xor'"):
+        nvvm.shuffle_clamp("xor")
+
+
+BAD_SHUFFLES = [
+    ("%0 = nvvm.shfl.sync  bfly %arg2, %arg0, %arg1, %arg1 : f32 -> i32",
+     "expected a result of the value's type f32, got i32"),
+    ('%0 = "nvvm.shfl.sync"(%arg2, %arg0, %arg3, %arg1) <{kind = #nvvm<shfl_kind up>}> '
+     ": (i32, f32, i1, i32) -> f32", "expected the offset to be i32, got i1"),
+    ('%0 = "nvvm.shfl.sync"(%arg3, %arg0, %arg1, %arg1) <{kind = #nvvm<shfl_kind up>}> '
+     ": (i1, f32, i32, i32) -> f32", "expected the mask to be i32, got i1"),
+    ('%0 = "nvvm.shfl.sync"(%arg2, %arg0, %arg1, %arg1) <{kind = #nvvm<shfl_kind xor>}> '
+     ": (i32, f32, i32, i32) -> f32", "expected 'kind' to be one of bfly, up, down, idx"),
+    ('"nvvm.bar.warp.sync"(%arg3) : (i1) -> ()', "expected an i32 lane mask, got i1"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("body", "message"), BAD_SHUFFLES)
+def test_shuffle_verifier_errors_name_what_is_wrong(body, message):
+    assert_verify_error(kernel(body), message)
+
+
+@pytest.mark.mlir
+@requires_mlir_opt
+@pytest.mark.parametrize(("body", "message"), BAD_SHUFFLES)
+def test_mlir_opt_rejects_the_bad_shuffles_too(body, message):
+    with pytest.raises(MlirOptError):
+        run_mlir_opt(kernel(body), "--verify-each")
+
+
+def test_shuffles_and_warp_barriers_are_convergent_with_unknown_effects():
+    # mlir-opt --test-side-effects reports no memory-effect interface on either.
+    value, lane, mask = Block([f32, i32, i32]).arguments
+    for op in (
+        nvvm.ShflSyncOp.build("down", mask, value, lane, lane),
+        nvvm.BarWarpSyncOp.build(mask),
+    ):
+        assert op.is_convergent and not op.is_pure and op.get_effects() is None
+    assert nvvm.BarWarpSyncOp.is_barrier and not nvvm.ShflSyncOp.is_barrier

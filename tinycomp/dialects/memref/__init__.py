@@ -4,7 +4,8 @@ This module registers the dialect and re-exports its op classes, which live in f
 role: ``memref_alloc.py`` (alloc, alloca, dealloc, global, get_global),
 ``memref_access.py`` (load, store, copy, dim, rank), ``memref_view.py`` (subview,
 reinterpret_cast), ``memref_cast.py`` (cast, view) and ``memref_reshape.py``
-(collapse_shape, expand_shape).
+(collapse_shape, expand_shape) and ``atomic.py`` (atomic_rmw, generic_atomic_rmw,
+atomic_yield).
 ``memref_layout.py`` computes view result types. What memref shares with tensor lives in
 files of its own: ``mixed_indices.py`` (the mixed static/dynamic ``[%i, 4]`` lists),
 ``offsets_sizes_strides.py`` (subview's window), ``reassociation.py`` (the reshapes),
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 from tinycomp.dialects.memref.access import CopyOp, DimOp, LoadOp, RankOp, StoreOp
 from tinycomp.dialects.memref.alloc import AllocaOp, AllocOp, DeallocOp, GetGlobalOp, GlobalOp
+from tinycomp.dialects.memref.atomic import AtomicRMWOp, AtomicYieldOp, GenericAtomicRMWOp
 from tinycomp.dialects.memref.cast import CastOp, ViewOp
 from tinycomp.dialects.memref.reshape import CollapseShapeOp, ExpandShapeOp
 from tinycomp.dialects.memref.view import ReinterpretCastOp, SubViewOp
@@ -36,13 +38,15 @@ MEMREF = Dialect(
     (
         AllocOp, AllocaOp, DeallocOp, GlobalOp, GetGlobalOp, LoadOp, StoreOp, CopyOp, DimOp,
         RankOp, SubViewOp, ReinterpretCastOp, ViewOp, CastOp, CollapseShapeOp, ExpandShapeOp,
+        AtomicRMWOp, GenericAtomicRMWOp, AtomicYieldOp,
     ),
 )  # fmt: skip
 """The memref dialect (registered on import)."""
 register_dialect(MEMREF)
 
 __all__ = [
-    "MEMREF", "AllocOp", "AllocaOp", "CastOp", "CollapseShapeOp", "CopyOp", "DeallocOp",
-    "DimOp", "ExpandShapeOp", "GetGlobalOp", "GlobalOp", "LoadOp", "RankOp",
-    "ReinterpretCastOp", "StoreOp", "SubViewOp", "ViewOp",
+    "MEMREF", "AllocOp", "AllocaOp", "AtomicRMWOp", "AtomicYieldOp", "CastOp",
+    "CollapseShapeOp", "CopyOp", "DeallocOp", "DimOp", "ExpandShapeOp", "GenericAtomicRMWOp",
+    "GetGlobalOp", "GlobalOp", "LoadOp", "RankOp", "ReinterpretCastOp", "StoreOp", "SubViewOp",
+    "ViewOp",
 ]  # fmt: skip

@@ -4,7 +4,8 @@
 hardware on sm_80 and later), ``nvvm.elect.sync`` (``elect.sync``: true on exactly one
 active lane, sm_90) and ``nvvm.vote.sync`` (``vote.sync``: ``ballot``, ``any``, ``all``,
 ``uni``). Each takes the 32-bit mask of the lanes taking part and is convergent. They
-live in ``warp_sync.py``.
+live in ``warp_sync.py``. ``shuffle.py`` holds ``nvvm.shfl.sync`` (``shfl.sync``: read a
+value from another lane) and ``nvvm.bar.warp.sync`` (``__syncwarp``).
 
 >>> from tinycomp.ir import parse
 >>> module = parse('''
@@ -19,6 +20,7 @@ live in ``warp_sync.py``.
 
 from __future__ import annotations
 
+from tinycomp.dialects.nvvm.shuffle import SHFL_KINDS, BarWarpSyncOp, ShflSyncOp, shuffle_clamp
 from tinycomp.dialects.nvvm.warp_sync import (
     REDUX_KINDS,
     VOTE_KINDS,
@@ -28,8 +30,11 @@ from tinycomp.dialects.nvvm.warp_sync import (
 )
 from tinycomp.ir.registry import Dialect, register_dialect
 
-NVVM = Dialect("nvvm", (ReduxSyncOp, ElectSyncOp, VoteSyncOp))
+NVVM = Dialect("nvvm", (ReduxSyncOp, ElectSyncOp, VoteSyncOp, ShflSyncOp, BarWarpSyncOp))
 """The nvvm dialect, its warp-synchronous ops (registered on import)."""
 register_dialect(NVVM)
 
-__all__ = ["NVVM", "REDUX_KINDS", "VOTE_KINDS", "ElectSyncOp", "ReduxSyncOp", "VoteSyncOp"]
+__all__ = [
+    "NVVM", "REDUX_KINDS", "SHFL_KINDS", "VOTE_KINDS", "BarWarpSyncOp", "ElectSyncOp",
+    "ReduxSyncOp", "ShflSyncOp", "VoteSyncOp", "shuffle_clamp",
+]  # fmt: skip

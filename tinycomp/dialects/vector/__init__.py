@@ -21,6 +21,9 @@ op                      example                                              fil
 ``vector.insert``       ``%w = vector.insert %x, %v [3] : f32 into ...``     vector_position
 ======================  ===================================================  ===========
 
+``vector.from_elements %a, %b, %c, %d : vector<4xf32>`` (in ``elements.py``) builds a
+vector from one scalar per lane, as a GPU kernel's ``float4`` store does.
+
 Everything else is ``arith`` and ``math`` on vector types: ``arith.addf``,
 ``arith.cmpf`` (giving ``vector<8xi1>``), ``arith.select``, ``math.exp``... work lane by
 lane, with the same verifiers as on scalars.
@@ -48,16 +51,20 @@ padding and permutation maps, MLIR's general form), ``vector.maskedload``/
 from __future__ import annotations
 
 from tinycomp.dialects.vector.compute import BroadcastOp, FMAOp
+from tinycomp.dialects.vector.elements import FromElementsOp
 from tinycomp.dialects.vector.memory import LoadOp, StoreOp
 from tinycomp.dialects.vector.position import ExtractOp, InsertOp
 from tinycomp.dialects.vector.reduction import ReductionOp
 from tinycomp.ir.registry import Dialect, register_dialect
 
-VECTOR = Dialect("vector", (LoadOp, StoreOp, BroadcastOp, FMAOp, ReductionOp, ExtractOp, InsertOp))
+VECTOR = Dialect(
+    "vector",
+    (LoadOp, StoreOp, BroadcastOp, FMAOp, ReductionOp, ExtractOp, InsertOp, FromElementsOp),
+)
 """The vector dialect (registered on import)."""
 register_dialect(VECTOR)
 
 __all__ = [
-    "VECTOR", "BroadcastOp", "ExtractOp", "FMAOp", "InsertOp", "LoadOp", "ReductionOp",
-    "StoreOp",
+    "VECTOR", "BroadcastOp", "ExtractOp", "FMAOp", "FromElementsOp", "InsertOp", "LoadOp",
+    "ReductionOp", "StoreOp",
 ]  # fmt: skip

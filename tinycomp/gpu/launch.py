@@ -1,0 +1,151 @@
+"""``launch``: run a kernel on the simulated GPU, and say how fast a real one would be.
+
+``launch(kernel, grid, block, args, preset="classroom")`` does what a CUDA launch does
+on a laptop with no GPU: it specialises the kernel to its arguments' types (the DSL
+reads the Python function into gpu IR), runs every block on the SIMT simulator with the
+sanitizer on, and writes the results into the arrays passed, in place. Then it asks
+three models about the run:
+
+1. the register estimate (liveness in the gpu IR) and the occupancy calculator: how
+   many blocks fit on one SM, and which limit binds;
+2. the cost model: cycles and seconds on the preset's GPU, the limit that binds, and a
+   breakdown, from the counters the simulator kept.
+
+>>> import numpy as np
+>>> from tinycomp import gpu
+>>> @gpu.kernel
+... def scale(x, y, a):
+...     i = gpu.block_idx.x * gpu.block_dim.x + gpu.thread_idx.x
+...     y[i] = a * x[i]
+>>> x = np.arange(64, dtype=np.float32); y = np.zeros_like(x)
+>>> result = gpu.launch(scale, grid=2, block=32, args=(x, y, np.float32(3)))
+>>> bool(np.array_equal(y, 3 * x)), result.counters.total("global_load_requests")
+(True, 2)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tinycomp.dialects.gpu import GPUFuncOp
+from tinycomp.frontend.simt import Kernel
+from tinycomp.ir import ModuleOp, Operation
+from tinycomp.targets.gpu_sim.cost_model import Estimate, estimate
+from tinycomp.targets.gpu_sim.counters import KernelCounters
+from tinycomp.targets.gpu_sim.occupancy import Occupancy, occupancy
+from tinycomp.targets.gpu_sim.preset import GpuPreset, lookup_preset
+from tinycomp.targets.gpu_sim.registers import RegisterEstimate, estimate_registers
+from tinycomp.targets.gpu_sim.simulator import simulate
+from tinycomp.targets.gpu_sim.trace import WarpTrace
+
+__all__ = ["LaunchResult", "launch"]
+
+Dims = int | Sequence[int]
+
+
+@dataclass(frozen=True)
+class LaunchResult:
+    """What one launch did and what the models say about it."""
+
+    kernel: str
+    grid: tuple[int, int, int]
+    block: tuple[int, int, int]
+    preset: GpuPreset
+    module: ModuleOp
+    """The kernel's gpu IR, specialised to the arguments."""
+    counters: KernelCounters
+    registers: RegisterEstimate
+    occupancy: Occupancy
+    estimate: Estimate
+    trace: WarpTrace | None = None
+
+    def __str__(self) -> str:
+        grid = "x".join(map(str, self.grid))
+        block = "x".join(map(str, self.block))
+        lines = [
+            f"{self.kernel} on {self.preset.name}: grid {grid}, block {block}",
+            f"  {self.estimate.cycles:,.0f} cycles ({self.estimate.seconds * 1e6:,.2f} us),"
+            f" bound by {self.estimate.binding}",
+            f"  occupancy {self.occupancy.occupancy:.0%} ({self.occupancy.blocks_per_sm} blocks"
+            f" per SM, limited by {self.occupancy.binding}),"
+            f" {self.registers.registers} registers per thread (estimated)",
+            f"  SIMT efficiency {self.counters.simt_efficiency():.0%},"
+            f" coalescing {self.counters.coalescing_efficiency():.0%},"
+            f" bank-conflict degree {self.counters.bank_conflict_degree():.2f}",
+        ]
+        return "\n".join(lines)
+
+    __repr__ = __str__
+
+
+def launch(
+    kernel: Kernel | ModuleOp | Operation,
+    grid: Dims,
+    block: Dims,
+    args: Sequence[Any],
+    preset: str | GpuPreset = "classroom",
+    *,
+    sanitize: bool = True,
+    trace_warp: tuple[int, int] | None = None,
+    sample_blocks: int | None = None,
+    flops: float | None = None,
+) -> LaunchResult:
+    """Run ``kernel`` over ``grid`` x ``block`` threads on the simulator; results in place.
+
+    ``kernel`` is a ``@gpu.kernel`` function (specialised to ``args``' types), or gpu IR
+    (a module holding one ``gpu.func ... kernel``, or the ``gpu.func`` itself).
+    ``sample_blocks=n`` runs only ``n`` blocks spread over the grid and scales the
+    counters (for grids too large to run in full); the arrays are then not written.
+    ``flops`` tells the cost model the useful work (for example ``2 * M * N * K``).
+
+    >>> from tinycomp import gpu
+    >>> import numpy as np
+    >>> @gpu.kernel
+    ... def fill(out):
+    ...     out[gpu.thread_idx.x] = 1.0
+    >>> out = np.zeros(32, np.float32)
+    >>> gpu.launch(fill, 1, 32, [out]).estimate.binding in ("launch", "latency")
+    True
+    """
+    chip = lookup_preset(preset)
+    args = list(args)
+    module = kernel.specialize(*args) if isinstance(kernel, Kernel) else kernel
+    run = simulate(
+        module,
+        grid=grid,
+        block=block,
+        args=args,
+        preset=chip,
+        sanitize=sanitize,
+        trace_warp=trace_warp,
+        sample_blocks=sample_blocks,
+    )
+    func = _kernel_func(module)
+    registers = estimate_registers(func)
+    occ = occupancy(chip, run.threads_per_block, registers.registers, run.shared_bytes)
+    cost = estimate(run.counters, chip, occ, flops=flops)
+    return LaunchResult(
+        kernel=func.sym_name,
+        grid=run.grid,
+        block=run.block,
+        preset=chip,
+        module=module if isinstance(module, ModuleOp) else module.parent_op(),
+        counters=run.counters,
+        registers=registers,
+        occupancy=occ,
+        estimate=cost,
+        trace=run.trace,
+    )
+
+
+def _kernel_func(module: ModuleOp | Operation) -> GPUFuncOp:
+    """The one kernel ``gpu.func`` in ``module`` (or ``module`` itself)."""
+    if isinstance(module, GPUFuncOp):
+        return module
+    kernels = [op for op in module.walk() if isinstance(op, GPUFuncOp) and op.is_kernel]
+    if len(kernels) != 1:
+        names = [k.sym_name for k in kernels]
+        raise ValueError(f"launch: expected one gpu.func kernel in the module, found {names}")
+    return kernels[0]

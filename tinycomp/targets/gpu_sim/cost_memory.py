@@ -1,0 +1,160 @@
+"""The reuse model: which global sectors are served by L1, which by L2, which by DRAM.
+
+The simulator counts, per block, the sectors its requests touched (with repeats) and the
+distinct sectors it touched; per global array, the distinct sectors all the blocks touched.
+From those, in 32-byte sectors, per block on average:
+
+1. **L1.** A block fetches each of its distinct sectors once; its repeated load sectors hit
+   L1 if its footprint fits its share of L1 (the unified array less the shared-memory
+   carve-out, split over the resident blocks). A footprint ``f`` times its share keeps
+   ``1/f`` of the repeats (an LRU cache too small for a uniformly reused set). Stores and
+   atomics do not stay in L1: stores write through to L2, atomics are done at L2.
+2. **L2.** The requests that reach L2 are the L1 load misses, the stores and the atomics.
+   The kernel's footprint (all distinct sectors of all arrays) comes from DRAM once:
+   compulsory traffic. The requests beyond it are repeats across blocks; they hit L2 if the
+   footprint of one wave (its blocks' distinct sectors, times the working-set fraction,
+   at most the kernel's footprint) fits L2, otherwise the fraction ``L2 / wave footprint``.
+3. **Sampled runs.** Per-block figures are means over the simulated blocks; the kernel's
+   footprint is estimated per array as ``min(array size, sampled footprint * blocks_total /
+   blocks_sampled)`` (the array size when known).
+
+The footprint counts a sector once whether it was read, written or both, so an array that
+is read and then written in place is charged its bytes once, not a read and a write-back.
+
+>>> import numpy as np
+>>> from tinycomp.targets.gpu_sim.counters import KernelCounters
+>>> from tinycomp.targets.gpu_sim.occupancy import occupancy
+>>> from tinycomp.targets.gpu_sim.preset import lookup_preset
+>>> preset = lookup_preset("a100")
+>>> c = KernelCounters.zeros(np.arange(4), 128)
+>>> c.add("global_load_sectors", 64); c.add("global_distinct_sectors", 16)
+>>> c.footprint_sectors = {"a": 64}
+>>> traffic = memory_traffic(c, preset, occupancy(preset, 128, 32, 0))
+>>> traffic.l1_hit_fraction, traffic.l2_sectors_per_block, traffic.dram_sectors_per_block
+(0.75, 16.0, 16.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from tinycomp.targets.gpu_sim.cost_constants import DEFAULT_CONSTANTS, CostConstants
+from tinycomp.targets.gpu_sim.counters import KernelCounters
+from tinycomp.targets.gpu_sim.occupancy import Occupancy
+from tinycomp.targets.gpu_sim.preset import GpuPreset
+
+__all__ = ["MemoryTraffic", "kernel_footprint", "memory_traffic"]
+
+
+@dataclass(frozen=True)
+class MemoryTraffic:
+    """Global-memory sectors per block at each level, and the fractions that hit."""
+
+    load_sectors_per_block: float
+    """Global load sectors a block requests (with repeats)."""
+    l1_sectors_per_block: float
+    """Global sectors through the L1 data path: loads, stores and atomics."""
+    l1_hit_fraction: float
+    """Of the load sectors, the fraction L1 serves."""
+    l2_sectors_per_block: float
+    """Sectors a block asks of L2: L1 load misses, stores, atomics."""
+    l2_hit_fraction: float
+    """Of the sectors asked of L2, the fraction L2 serves."""
+    dram_sectors_per_block: float
+    footprint_sectors: float
+    """The kernel's distinct sectors over all arrays (compulsory DRAM traffic)."""
+    notes: list[str] = field(default_factory=list)
+
+    def load_level_fractions(self) -> tuple[float, float, float]:
+        """Of a load's sectors, the fractions served by L1, L2 and DRAM.
+
+        >>> MemoryTraffic(8, 8, 0.5, 4, 0.5, 2, 2).load_level_fractions()
+        (0.5, 0.25, 0.25)
+        """
+        miss = 1.0 - self.l1_hit_fraction
+        return self.l1_hit_fraction, miss * self.l2_hit_fraction, miss * (1 - self.l2_hit_fraction)
+
+
+def kernel_footprint(
+    counters: KernelCounters, sector_bytes: int, array_bytes: Mapping[str, int] | None = None
+) -> tuple[float, list[str]]:
+    """The kernel's distinct sectors over all arrays, and the notes on how it was found.
+
+    >>> import numpy as np
+    >>> from tinycomp.targets.gpu_sim.counters import KernelCounters
+    >>> c = KernelCounters.zeros(np.arange(2), 32)
+    >>> c.blocks_total, c.footprint_sectors = 8, {"x": 100}
+    >>> kernel_footprint(c, 32, {"x": 1000 * 32})[0], kernel_footprint(c, 32, {"x": 32 * 32})[0]
+    (400.0, 32.0)
+    """
+    blocks, simulated = counters.blocks_total, len(counters.block_ids)
+    if not counters.footprint_sectors:
+        distinct = float(counters.per_block["global_distinct_sectors"].mean()) * blocks
+        return distinct, [
+            "no per-array footprint was counted: the kernel's footprint is taken as the sum "
+            "of the blocks' distinct sectors (no data shared between blocks)"
+        ]
+    if not counters.sampled:
+        return float(sum(counters.footprint_sectors.values())), []
+    total = 0.0
+    for name, sectors in counters.footprint_sectors.items():
+        scaled = sectors * blocks / simulated
+        if array_bytes is not None and name in array_bytes:
+            scaled = min(scaled, -(-array_bytes[name] // sector_bytes))
+        total += scaled
+    return total, [
+        f"sampled {simulated} of {blocks} blocks: per-block figures are means over the "
+        "sampled blocks; the footprint of each array is min(array size, sampled footprint "
+        f"x {blocks}/{simulated})"
+    ]
+
+
+def memory_traffic(
+    counters: KernelCounters,
+    preset: GpuPreset,
+    occ: Occupancy,
+    array_bytes: Mapping[str, int] | None = None,
+    constants: CostConstants = DEFAULT_CONSTANTS,
+) -> MemoryTraffic:
+    """Apply the reuse model (see the module docstring) to one kernel's counters."""
+    mean = {name: float(values.mean()) for name, values in counters.per_block.items()}
+    blocks, sector = counters.blocks_total, preset.sector_bytes
+    loads, distinct = mean["global_load_sectors"], mean["global_distinct_sectors"]
+    writes = mean["global_store_sectors"] + mean["global_atomic_sectors"]
+    footprint, notes = kernel_footprint(counters, sector, array_bytes)
+
+    resident = max(1, min(occ.blocks_per_sm, -(-blocks // preset.sm_count)))
+    l1_free = max(0, preset.l1_bytes - occ.carveout_kb * 1024)
+    share, block_bytes = l1_free / resident, distinct * sector
+    l1_fit = 1.0 if block_bytes <= share else share / block_bytes
+    first_touch = min(loads, distinct)
+    l1_hits = (loads - first_touch) * l1_fit
+    if l1_fit < 1.0 and loads > first_touch:
+        notes.append(
+            f"a block's footprint ({block_bytes / 1024:.1f} KB) is over its share of L1 "
+            f"({share / 1024:.1f} KB): {l1_fit:.0%} of its repeated loads hit L1"
+        )
+    l2_per_block = loads - l1_hits + writes
+
+    wave_blocks = min(blocks, occ.blocks_per_sm * preset.sm_count)
+    wave_bytes = min(footprint, wave_blocks * distinct * constants.l2_working_set_fraction)
+    wave_bytes *= sector
+    l2_fit = 1.0 if wave_bytes <= preset.l2_bytes else preset.l2_bytes / wave_bytes
+    requests = l2_per_block * blocks
+    dram = min(requests, footprint) + max(0.0, requests - footprint) * (1 - l2_fit)
+    if l2_fit < 1.0 and requests > footprint:
+        notes.append(
+            f"one wave's footprint ({wave_bytes / 2**20:.1f} MB) is over L2 "
+            f"({preset.l2_bytes / 2**20:.0f} MB): {l2_fit:.0%} of the repeated L2 requests hit"
+        )
+    return MemoryTraffic(
+        load_sectors_per_block=loads,
+        l1_sectors_per_block=loads + writes,
+        l1_hit_fraction=l1_hits / loads if loads else 0.0,
+        l2_sectors_per_block=l2_per_block,
+        l2_hit_fraction=1 - dram / requests if requests else 0.0,
+        dram_sectors_per_block=dram / blocks,
+        footprint_sectors=footprint,
+        notes=notes,
+    )

@@ -127,7 +127,7 @@ def launch(
     occ = occupancy(chip, run.threads_per_block, registers.registers, run.shared_bytes)
     cost = estimate(run.counters, chip, occ, flops=flops)
     return LaunchResult(
-        kernel=func.sym_name,
+        kernel=run.kernel,
         grid=run.grid,
         block=run.block,
         preset=chip,

@@ -6,7 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .sim_kernels import GLOBAL_INDEX, SHARED, kernel, run
+from tinycomp.targets.gpu_sim.errors import SanitizerError
+
+from .sim_kernels import GLOBAL_INDEX, SHARED, kernel, line_of, run
 
 RNG = np.random.default_rng(5)
 
@@ -170,3 +172,31 @@ def test_shared_atomics_per_block():
     np.testing.assert_array_equal(out.reshape(4, 8), expected)
     assert counters.total("shared_atomic_requests") == 8
     assert counters.total("inst_atomic_shared") == 8
+
+
+def test_shared_atomic_on_never_written_memory():
+    text = kernel(
+        f"""\
+    %c0 = arith.constant 0 : index
+    %one = arith.constant 1 : i32
+    %old = memref.atomic_rmw addi %one, %count[%c0] : (i32, memref<1xi32, {SHARED}>) -> i32""",
+        "",
+        attributions=f" workgroup(%count: memref<1xi32, {SHARED}>)",
+    )
+    with pytest.raises(
+        SanitizerError, match=r"Uninitialized __shared__ read of size 4 bytes at count\[0\]"
+    ):
+        run(text, 1, 32, [])
+
+
+def test_out_of_bounds_atomic_names_the_bin():
+    data = np.array([3] * 31 + [64], np.int32)
+    hist = np.zeros(64, np.int32)
+    with pytest.raises(SanitizerError) as error:
+        run(HISTOGRAM, 1, 32, [data, hist, 32])
+    message = str(error.value)
+    assert error.value.kind == "out-of-bounds"
+    assert f"'memref.atomic_rmw' at line {line_of(HISTOGRAM, 'atomic_rmw')}" in message
+    assert "Invalid __global__ atomic of size 4 bytes at hist[64]" in message
+    assert "warp 0, lane 31 (thread (31, 0, 0))" in message
+    assert not hist.any()

@@ -68,6 +68,34 @@ def test_shared_load_wavefronts_by_stride(stride, wavefronts):
     assert counters.total("shared_load_wavefronts_ideal") == 1
 
 
+def test_shared_conflicts_under_a_mask():
+    # every lane writes word 32 * lane (all in bank 0): 32 wavefronts; then lanes 0..15
+    # read them back: 16 distinct words of bank 0, 16 wavefronts
+    text = kernel(
+        f"""\
+    %tx = gpu.thread_id  x
+    %c16 = arith.constant 16 : index
+    %c32 = arith.constant 32 : index
+    %one = arith.constant 1.0 : f32
+    %i = arith.muli %tx, %c32 : index
+    memref.store %one, %s[%i] : memref<1024xf32, {SHARED}>
+    gpu.barrier
+    %lt = arith.cmpi slt, %tx, %c16 : index
+    scf.if %lt {{
+      %x = memref.load %s[%i] : memref<1024xf32, {SHARED}>
+      memref.store %x, %out[%tx] : memref<?xf32>
+    }}""",
+        "%out: memref<?xf32>",
+        attributions=f" workgroup(%s: memref<1024xf32, {SHARED}>)",
+    )
+    out = np.zeros(32, np.float32)
+    counters = run(text, 1, 32, [out]).counters
+    assert out.tolist() == [1.0] * 16 + [0.0] * 16
+    assert counters.total("shared_load_requests") == 1
+    assert counters.total("shared_load_wavefronts") == 16
+    assert counters.total("shared_store_wavefronts") == 32
+
+
 DIVERGENT_IF = kernel(
     """\
     %tx = gpu.thread_id  x

@@ -127,6 +127,24 @@ def test_uninitialized_shared_read():
     assert not a.any()
 
 
+def test_uninitialized_local_read():
+    text = kernel(
+        """\
+    %tx = gpu.thread_id  x
+    %c0 = arith.constant 0 : index
+    %c1 = arith.constant 1 : index
+    %one = arith.constant 1.0 : f32
+    memref.store %one, %p[%c0] : memref<2xf32, #gpu.address_space<private>>
+    %x = memref.load %p[%c1] : memref<2xf32, #gpu.address_space<private>>
+    memref.store %x, %a[%tx] : memref<?xf32>""",
+        "%a: memref<?xf32>",
+        attributions=" private(%p: memref<2xf32, #gpu.address_space<private>>)",
+    )
+    message = raises("uninitialized", text, 1, 32, [np.zeros(32, np.float32)])
+    assert "Uninitialized __local__ read of size 4 bytes at p[1]" in message
+    assert "warp 0, lane 0 (thread (0, 0, 0))" in message
+
+
 RACE = kernel(
     f"""\
     %tx = gpu.thread_id  x
@@ -263,6 +281,20 @@ def test_step_limit_names_the_loop():
     message = raises("step-limit", text, 1, 32, [], step_limit=5000)
     assert f"'scf.for' at line {line_of(text, 'scf.for %j')}" in message
     assert "more than step_limit = 5000 iterations" in message
+
+
+def test_a_loop_step_of_zero_is_an_error():
+    text = kernel(
+        """\
+    %c0 = arith.constant 0 : index
+    %c4 = arith.constant 4 : index
+    scf.for %i = %c0 to %c4 step %s {
+    }""",
+        "%s: index",
+    )
+    message = raises("arithmetic", text, 1, 32, [0])
+    assert f"'scf.for' at line {line_of(text, 'scf.for')}" in message
+    assert "expected a positive loop step, got 0" in message
 
 
 def test_arithmetic_errors_only_for_active_lanes():

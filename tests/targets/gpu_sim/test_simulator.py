@@ -16,6 +16,7 @@ from .sim_kernels import (
     TRANSPOSE,
     VECTOR_ADD,
     kernel,
+    line_of,
     run,
 )
 
@@ -41,6 +42,10 @@ def test_naive_matmul_matches_numpy():
     np.testing.assert_allclose(c, a @ b, rtol=1e-5, atol=1e-5)
     # one fma per thread per k step: 48 * 32 threads = 48 warps, 40 steps
     assert result.counters.total("inst_fp32") == 48 * 40
+    # a warp is two rows of 16 threads: A[row, k] is two broadcast sectors, B[k, col] the
+    # same 16 floats (64 aligned bytes) for both rows: two sectors; 4 per warp per step
+    assert result.counters.total("global_load_sectors") == 48 * 40 * 4
+    assert result.counters.total("global_load_sectors_ideal") == 48 * 40 * 2 * 4
 
 
 def test_tiled_matmul_matches_numpy_and_counts_barriers():
@@ -202,6 +207,12 @@ def test_trace_of_one_warp():
     loads = trace.memory_events("global")
     assert [e.op_name for e in loads] == ["memref.load", "memref.load", "memref.store"]
     first = loads[0]
+    assert first.text == "%x = memref.load %a[%i] : memref<?xf32>"
+    assert first.line == line_of(VECTOR_ADD, "%x = memref.load")
+    assert first.kind == "ld_global" and first.array == "a"
+    assert [e.op_name for e in trace.events[:5]] == [
+        "arith.muli", "arith.addi", "arith.cmpi", "scf.if", "memref.load",
+    ]  # fmt: skip
     assert first.active_lanes == 16  # elements 64..79
     assert first.byte_addresses[:16].tolist() == [4 * i for i in range(64, 80)]
     assert first.byte_addresses[16:].tolist() == [-1] * 16

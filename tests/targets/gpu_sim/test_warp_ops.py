@@ -192,6 +192,31 @@ def test_votes_redux_and_elect_per_warp():
     assert counters.total("inst_vote") == 3 * 8
 
 
+def test_float_redux_over_a_partial_mask():
+    text = kernel(
+        f"""{GLOBAL_INDEX}
+    %low = arith.constant 65535 : i32
+    %x = memref.load %a[%i] : memref<?xf32>
+    %c16 = arith.constant 16 : index
+    %lane = gpu.lane_id
+    %lt = arith.cmpi ult, %lane, %c16 : index
+    scf.if %lt {{
+      %lo = nvvm.redux.sync  fmin %x, %low : f32 -> f32
+      %hi = nvvm.redux.sync  fmax %x, %low : f32 -> f32
+      %d = arith.subf %hi, %lo : f32
+      memref.store %d, %out[%i] : memref<?xf32>
+    }}""",
+        "%a: memref<?xf32>, %out: memref<?xf32>",
+    )
+    x = RNG.standard_normal(64).astype(np.float32)
+    out = np.zeros(64, np.float32)
+    run(text, 2, 32, [x, out])
+    halves = x.reshape(2, 2, 16)[:, 0]  # the first 16 lanes of each warp
+    spread = halves.max(1) - halves.min(1)
+    np.testing.assert_array_equal(out.reshape(2, 2, 16)[:, 0], np.repeat(spread[:, None], 16, 1))
+    assert not out.reshape(2, 2, 16)[:, 1].any()
+
+
 def test_subgroup_reduce_over_clusters():
     text = kernel(
         f"""{GLOBAL_INDEX}

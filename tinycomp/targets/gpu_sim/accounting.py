@@ -101,25 +101,40 @@ def global_sectors(
 def shared_wavefronts(
     byte_address: np.ndarray, arr: np.ndarray | None, nbytes: int, lanes: ChunkLanes
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Per block: requests, wavefronts and ideal wavefronts of one shared access."""
+    """Per block: requests, wavefronts and ideal wavefronts of one shared access.
+
+    First the lanes per bank are counted (no sort); only the warps where some bank gets
+    two lanes are sorted, to tell a broadcast (one word) from a conflict."""
     words = byte_address >> 2
     per_lane = max(1, nbytes // 4)
     if per_lane > 1:
         words = words[:, None] + np.arange(per_lane)
     if arr is not None:
         words = np.where(arr[:, None] if per_lane > 1 else arr, words, -1)
-    rows = np.sort(words.reshape(lanes.warps, WARP * per_lane), axis=1)
-    unique = np.empty(rows.shape, bool)
-    unique[:, 0] = rows[:, 0] >= 0
-    unique[:, 1:] = (rows[:, 1:] != rows[:, :-1]) & (rows[:, 1:] >= 0)
-    warp = np.repeat(np.arange(lanes.warps, dtype=np.int64), WARP * per_lane).reshape(rows.shape)
-    keys = (warp * WARP + (rows & (WARP - 1)))[unique]
-    per_bank = np.bincount(keys, minlength=lanes.warps * WARP).reshape(lanes.warps, WARP)
-    wavefronts = per_bank.max(1)
+    rows = words.reshape(lanes.warps, WARP * per_lane)
+    banks = (rows & (WARP - 1)) + (np.arange(lanes.warps, dtype=np.int64) * WARP)[:, None]
+    banks = banks[rows >= 0] if arr is not None else banks.reshape(-1)
+    lanes_per_bank = np.bincount(banks, minlength=lanes.warps * WARP).reshape(lanes.warps, WARP)
+    wavefronts = lanes_per_bank.max(1)
+    crowded = np.flatnonzero(wavefronts > 1)
+    if len(crowded):
+        wavefronts[crowded] = _distinct_words_per_bank(rows[crowded])
     active = _active_counts(arr, lanes)
     requests = (active > 0).astype(np.int64)
     ideal = np.where(active > 0, -(-active * nbytes // 128), 0)
     return _per_block(requests, lanes), _per_block(wavefronts, lanes), _per_block(ideal, lanes)
+
+
+def _distinct_words_per_bank(rows: np.ndarray) -> np.ndarray:
+    """Per row (a warp's words, ``-1`` inactive), the most distinct words of one bank."""
+    rows = np.sort(rows, axis=1)
+    unique = np.empty(rows.shape, bool)
+    unique[:, 0] = rows[:, 0] >= 0
+    unique[:, 1:] = (rows[:, 1:] != rows[:, :-1]) & (rows[:, 1:] >= 0)
+    count = len(rows)
+    warp = np.arange(count, dtype=np.int64)[:, None] * WARP
+    keys = (warp + (rows & (WARP - 1)))[unique]
+    return np.bincount(keys, minlength=count * WARP).reshape(count, WARP).max(1)
 
 
 def atomic_conflicts(

@@ -64,7 +64,14 @@ def rounds_of(element: np.ndarray) -> np.ndarray:
 def _atomic_lanes(st: ChunkState, m: Mask, plan: Any) -> tuple[np.ndarray, np.ndarray]:
     V, u = plan.locate(st, m)
     flat = V + u if u else V
+    storage = st.buffers[plan.spec.index]
+    if not plan.sanitize:  # unchecked: keep out-of-bounds lanes inside the buffer
+        flat = np.clip(flat, 0, storage.data.size - 1)
     lanes = np.arange(st.lanes.total) if m.arr is None else np.flatnonzero(m.arr)
+    if storage.written is not None:  # an atomic reads the element, then writes it
+        if not storage.fully_written:
+            plan.check_initialized(st, m, flat)
+        storage.written[flat[lanes]] = True
     return flat, lanes
 
 

@@ -122,6 +122,8 @@ def compile_for(c: Any, op: Operation) -> OpFn:
         v = st.v
         lo, hi, s = v[lb], v[ub], v[step]
         carried = [v[x] for x in inits]
+        if (s <= 0).any() if type(s) is np.ndarray else s <= 0:
+            raise c.run.error("arithmetic", op, f"expected a positive loop step, got {s}")
         if type(lo) is not np.ndarray and type(hi) is not np.ndarray and type(s) is not np.ndarray:
             trips = range(int(lo), int(hi), int(s))
             count_steps(op, len(trips))
@@ -246,11 +248,8 @@ def run_body_blocks(c: Any, blocks: list[Block]) -> OpFn:
                     masks = [here.restrict(k), here.without(k)]
                     count_divergence(st, masks[0], masks[1])
                 else:
-                    masks = (
-                        [here, Mask(np.zeros(st.lanes.total, bool), st.lanes)]
-                        if k
-                        else [Mask(np.zeros(st.lanes.total, bool), st.lanes), here]
-                    )
+                    nobody = Mask(np.zeros(st.lanes.total, bool), st.lanes)
+                    masks = [here, nobody] if k else [nobody, here]
             for (target, values, params), sent in zip(targets, masks, strict=True):
                 if not sent.any:
                     continue

@@ -23,16 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-__all__ = [
-    "UNCHANGED",
-    "ArgumentError",
-    "LaunchError",
-    "SanitizerError",
-    "SimulatorError",
-    "format_index",
-    "format_shape",
-    "thread_text",
-]
+__all__ = ["ArgumentError", "LaunchError", "SanitizerError", "SimulatorError"]
 
 UNCHANGED = "no array was changed"
 """How every error message ends: the simulator wrote nothing back."""

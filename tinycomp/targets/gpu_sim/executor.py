@@ -54,6 +54,7 @@ from tinycomp.targets.gpu_sim.op_classes import instruction_class
 from tinycomp.targets.gpu_sim.sync_ops import ID_OPS, SYNC_COMPILERS, id_value
 from tinycomp.targets.gpu_sim.vector_ops import VECTOR_COMPILERS
 from tinycomp.targets.gpu_sim.warp_ops import WARP_COMPILERS
+from tinycomp.targets.gpu_sim.warp_votes import VOTE_COMPILERS
 
 __all__ = ["CompiledBlock", "Program"]
 
@@ -64,9 +65,17 @@ OP_COMPILERS: dict[str, Callable[[Any, Operation], OpFn | None]] = {
     **ATOMIC_COMPILERS,
     **CONTROL_COMPILERS,
     **WARP_COMPILERS,
+    **VOTE_COMPILERS,
     **SYNC_COMPILERS,
     **VECTOR_COMPILERS,
 }
+
+
+YIELDS = frozenset(["scf.yield", "memref.atomic_yield", "scf.condition"])
+"""Terminators that hand values to their parent op (``scf.condition``'s are read by the
+while loop itself)."""
+BRANCHES = frozenset(["gpu.return", "cf.br", "cf.cond_br"])
+"""Terminators of the kernel body's blocks (``control.run_body_blocks`` follows them)."""
 
 
 class CompiledBlock:
@@ -156,17 +165,11 @@ class Program:
         """The closures of ``block``'s ops (its terminator only names what it yields)."""
         fns: list[OpFn] = []
         histogram: dict[str, int] = {}
-        ops = list(block.ops)
         term = block.terminator
-        body = (
-            ops[:-1]
-            if term is not None
-            and term.name in ("scf.yield", "scf.condition", "memref.atomic_yield")
-            else ops
-        )
-        for op in body:
-            if op.name in ("gpu.return", "cf.br", "cf.cond_br"):
-                if op.name == "cf.cond_br":
+        yielding = term is not None and term.name in YIELDS
+        for op in block.ops:
+            if op is term and (yielding or op.name in BRANCHES):
+                if op.name == "cf.cond_br":  # run by the body's block runner
                     histogram["branch"] = histogram.get("branch", 0) + 1
                 continue
             kind = instruction_class(op)
@@ -175,11 +178,7 @@ class Program:
             fn = self.compile_op(op)
             if fn is not None:
                 fns.append(self._traced(op, fn) if self.run.trace is not None else fn)
-        yields = (
-            [self.slot(x) for x in term.operands]
-            if term is not None and term.name in ("scf.yield", "memref.atomic_yield")
-            else []
-        )
+        yields = [self.slot(x) for x in term.operands] if yielding else []
         compiled = CompiledBlock(fns, histogram, yields)
         self.blocks.append(compiled)
         return compiled
@@ -207,7 +206,11 @@ class Program:
             fn(st, m)
             trace.record(st, m, op)
 
-        return run
+        def run_nested(st: ChunkState, m: Mask) -> None:
+            trace.record(st, m, op)  # the branch or loop issues before its body
+            fn(st, m)
+
+        return run_nested if op.regions else run
 
     # -- running ---------------------------------------------------------------------------
     def start_chunk(self, st: ChunkState) -> None:

@@ -101,6 +101,12 @@ class FootprintTracker:
         block = self.lanes.block_of_lane
         size = spec.size
         values, owner = (offsets, block) if arr is None else (offsets[arr], block[arr])
+        eb = spec.element_bytes
+        if shifts != (0,) and nbytes == eb and all(s * eb % 32 == 0 for s in shifts):
+            # whole-sector shifts: shift the distinct sectors instead of every element
+            base = sorted_unique(owner * spec.sectors + ((values * eb) >> 5))
+            steps = np.array([s * eb // 32 for s in shifts], np.int64)
+            return (steps[:, None] + base).reshape(-1)
         if shifts != (0,):
             pairs = sorted_unique(owner * size + values)
             owner = pairs // size
@@ -111,6 +117,8 @@ class FootprintTracker:
         keys = base + (byte >> 5)
         if nbytes > spec.element_bytes:
             keys = np.concatenate([keys, base + ((byte + nbytes - 1) >> 5)])
+        if len(keys) > 1 and bool((keys[1:] >= keys[:-1]).all()):
+            return sorted_unique(keys)  # already in order: dropping repeats is cheap
         return keys
 
     def _expand(self) -> None:

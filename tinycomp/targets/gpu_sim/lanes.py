@@ -48,13 +48,6 @@ class Mask:
         self._any: bool | None = None
 
     @property
-    def warp_counts(self) -> np.ndarray:
-        """Active lanes of each warp, ``(W,)``."""
-        if self.arr is None:
-            return np.full(self.chunk.warps, WARP, np.int64)
-        return self.arr.reshape(-1, WARP).sum(1)
-
-    @property
     def warp_any(self) -> np.ndarray:
         """Which warps have an active lane, ``(W,)`` bool."""
         if self._warp_any is None:

@@ -102,7 +102,7 @@ def compile_store(c: Any, op: Operation) -> OpFn:
             flat = flat[arr]
             if type(x) is np.ndarray:
                 x = x[arr]
-        elif not sanitize:
+        if not sanitize:  # unchecked: keep out-of-bounds lanes inside the buffer
             flat = np.clip(flat, 0, storage.data.size - width)
         where = flat if lanes_offsets is None else flat[:, None] + lanes_offsets
         storage.data[where] = x

@@ -26,10 +26,11 @@ __all__ = ["FREE_OPS", "SFU_FUNCTIONS", "float_class", "instruction_class", "mem
 FREE_OPS = frozenset(
     [
         "arith.constant", "memref.dim", "scf.yield", "scf.condition", "memref.atomic_yield",
-        "gpu.return", "cf.br", "gpu.terminator",
+        "gpu.return", "cf.br", "gpu.terminator", "scf.for", "scf.while",
     ]
 )  # fmt: skip
-"""Ops that issue no instruction of their own."""
+"""Ops that issue no instruction of their own (a loop's condition tests are counted as
+branches each time they run)."""
 
 SFU_FUNCTIONS = frozenset(
     [

@@ -120,14 +120,17 @@ class RaceShadow:
 
     def __init__(self, elements: int, lanes: ChunkLanes) -> None:
         self.lanes = lanes
-        self.writer = np.full(elements, -1, np.int64)
-        self.writer_epoch = np.zeros(elements, np.int64)
-        self.writer_line = np.zeros(elements, np.int64)
-        self.reader = np.full((2, elements), -1, np.int64)
-        self.reader_epoch = np.zeros((2, elements), np.int64)
-        self.reader_line = np.zeros((2, elements), np.int64)
+        self.writer = np.full(elements, -1, np.int32)
+        self.writer_epoch = np.zeros(elements, np.int32)
+        self.writer_line = np.zeros(elements, np.int32)
+        self.reader = np.full((2, elements), -1, np.int32)
+        self.reader_epoch = np.zeros((2, elements), np.int32)
+        self.reader_line = np.zeros((2, elements), np.int32)
         self.dirty = False
         """Whether any write happened since the shadow was last cleared."""
+        self.has_readers = False
+        """Whether any read was recorded since the shadow was last cleared."""
+        self.scratch = np.zeros(elements, np.int64)
         self.pending: list[tuple[np.ndarray, int, np.ndarray | None, np.ndarray, int]] = []
         """Reads not yet recorded: while nothing was written they cannot race, and
         recording them is only needed once a write comes."""
@@ -136,7 +139,7 @@ class RaceShadow:
         """Forget every access of these blocks (all, for ``None``): a barrier orders them."""
         if blocks is None or bool(blocks.all()):
             self.pending.clear()
-            self.dirty = False
+            self.dirty = self.has_readers = False
             self.writer.fill(-1)
             self.reader.fill(-1)
             return
@@ -166,14 +169,15 @@ class RaceShadow:
         if not write and not self.dirty:
             self.pending.append((words, 0, arr, epoch, line))
             return None
+        was_dirty = self.dirty
         if write:
             self._record_pending()
             self.dirty = True
-        return self._check_and_record(words, arr, write, epoch, its, line)
+        return self._check_and_record(words, arr, write, epoch, its, line, was_dirty)
 
     def _check_and_record(
         self, words: np.ndarray, arr: np.ndarray | None, write: bool, epoch: np.ndarray,
-        its: bool, line: int,
+        its: bool, line: int, check_writer: bool = True,
     ) -> tuple[int, int, str, int] | None:  # fmt: skip
         lanes = self.lanes
         threads, warps = lanes.thread_linear, lanes.warp_of_lane
@@ -181,8 +185,10 @@ class RaceShadow:
             words, threads, warps = words[arr], threads[arr], warps[arr]
         lane_ids = np.arange(lanes.total)[arr] if arr is not None else np.arange(lanes.total)
         found: list[tuple[int, int, str, int]] = []
-        checks = [(self.writer, self.writer_epoch, self.writer_line, "write")]
-        if write:
+        checks = (
+            [(self.writer, self.writer_epoch, self.writer_line, "write")] if check_writer else []
+        )
+        if write and self.has_readers:
             checks += [
                 (self.reader[k], self.reader_epoch[k], self.reader_line[k], "read") for k in (0, 1)
             ]
@@ -192,13 +198,14 @@ class RaceShadow:
             if hit is not None:
                 word = words[hit]
                 found.append((int(lane_ids[hit]), int(owners[word]), what, int(lines[word])))
-        if write and len(words) > 1:
-            order = np.argsort(words, kind="stable")
-            same = words[order][1:] == words[order][:-1]
-            hit = first_lane(same)
-            if hit is not None:
-                first, second = order[hit], order[hit + 1]
-                found.append((int(lane_ids[second]), int(threads[first]), "write", line))
+        if write and len(words) > 1 and not bool((words[1:] > words[:-1]).all()):
+            positions = np.arange(len(words))
+            self.scratch[words] = positions  # of lanes writing one word, one wins
+            winner = self.scratch[words]
+            hit = first_lane(winner != positions)
+            if hit is not None:  # lane ``hit`` and lane ``winner[hit]`` wrote one word
+                second = int(winner[hit])
+                found.append((int(lane_ids[second]), int(threads[hit]), "write", line))
         if found:
             return min(found)
         now = epoch[warps]
@@ -209,6 +216,7 @@ class RaceShadow:
                 line,
             )
         else:
+            self.has_readers = True
             previous = self.reader[0, words]
             moved = (previous >= 0) & (previous != threads)
             self.reader[1, words[moved]] = previous[moved]

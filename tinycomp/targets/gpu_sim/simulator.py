@@ -30,6 +30,8 @@ user's arrays are unchanged, and the message says so.
 ([0.0, 2.0, 4.0], 78.0, 5)
 >>> run.counters.total("divergent_branches"), round(run.counters.simt_efficiency(), 3)
 (1, 0.887)
+>>> run.grid, run.threads_per_block, run.shared_bytes
+((2, 1, 1), 32, 0)
 """
 
 from __future__ import annotations
@@ -68,6 +70,23 @@ class SimulationRun:
     preset: GpuPreset
     counters: KernelCounters
     trace: WarpTrace | None = None
+    shared_bytes: int = 0
+    """Static shared memory per block (the workgroup attributions, 16-byte aligned)."""
+
+    @property
+    def grid(self) -> tuple[int, int, int]:
+        """Grid dimensions ``(x, y, z)``."""
+        return self.config.grid
+
+    @property
+    def block(self) -> tuple[int, int, int]:
+        """Block dimensions ``(x, y, z)``."""
+        return self.config.block
+
+    @property
+    def threads_per_block(self) -> int:
+        """Threads in one block."""
+        return self.config.threads_per_block
 
 
 def _gpu_funcs(op: Operation) -> list[Operation]:
@@ -138,7 +157,10 @@ def simulate(
     (``run.trace``). ``sample_blocks=n`` runs only ``n`` blocks spread over the grid
     (the first, the last, evenly between): the counters are then scaled to the grid
     and the arrays are **not** written back (only part of the grid ran).
-    ``sanitize=False`` turns the checks off for speed.
+    ``sanitize=False`` turns the checks off for speed. ``lane_budget`` bounds the lanes
+    simulated at once (whole blocks; the chunk also stays under about 1 GB); the results
+    and counters do not depend on it. ``step_limit`` bounds the loop iterations of the
+    whole launch (a kernel past it is reported as one that may not terminate).
     """
     func = find_kernel(module_or_func, kernel)
     name = func.attributes["sym_name"].value
@@ -191,4 +213,5 @@ def simulate(
     if not counters.sampled:
         for index, array in bound.arrays.items():
             np.copyto(array, copies[index].reshape(array.shape))
-    return SimulationRun(name, config, chip, counters, recorder.trace if recorder else None)
+    trace = recorder.trace if recorder else None
+    return SimulationRun(name, config, chip, counters, trace, bound.shared_bytes)

@@ -35,6 +35,7 @@ class TraceRecorder:
         self.warp = warp
         self.trace = WarpTrace(kernel, block_xyz, warp)
         self.pending: tuple[Any, ...] | None = None
+        self.texts: dict[Operation, str] = {}
 
     def _lanes(self, st: ChunkState) -> slice | None:
         lanes = st.lanes
@@ -58,6 +59,14 @@ class TraceRecorder:
         active = self._active(st, m, lanes)
         addresses = np.where(active, np.broadcast_to(byte_addresses, (st.lanes.total,))[lanes], -1)
         self.pending = (spec.space, spec.name, addresses.astype(np.int64), spec.element_bytes)
+
+    def _text(self, op: Operation) -> str:
+        """The op as one line of IR (its name alone for an op with regions)."""
+        text = self.texts.get(op)
+        if text is None:
+            text = op.name if op.regions else str(op).strip().split("\n")[0]
+            self.texts[op] = text
+        return text
 
     def record(self, st: ChunkState, m: Mask, op: Operation) -> None:
         """The event of ``op`` if the traced warp issued it."""
@@ -84,6 +93,6 @@ class TraceRecorder:
                 array=array,
                 byte_addresses=addresses,
                 element_bytes=element_bytes,
-                text=op.name,
+                text=self._text(op),
             )
         )

@@ -5,7 +5,8 @@ Write a kernel with the names below (``thread_idx``, ``shared.array``, ``syncthr
 read what happened: the results are in your arrays, ``result.counters`` says what the
 warps did (instructions, sectors, bank conflicts, divergence), ``result.occupancy`` how
 many blocks fit on an SM, and ``result.estimate`` how long a real GPU (a preset: ``h100``,
-``a100``, ``a6000`` or the small ``classroom``) would take, and why.
+``a100``, ``a6000`` or the small ``classroom``) would take, and why. Importing it also
+lets ``tinycomp.interpret`` run host code that calls ``gpu.launch_func``.
 
 >>> import numpy as np
 >>> from tinycomp import gpu
@@ -24,9 +25,12 @@ many blocks fit on an SM, and ``result.estimate`` how long a real GPU (a preset:
 from tinycomp.frontend.simt import *  # noqa: F403  (the kernel DSL's names)
 from tinycomp.frontend.simt import __all__ as _dsl_names
 from tinycomp.gpu.launch import LaunchResult, launch
+from tinycomp.targets.gpu_sim import interp_rule as _interp_rule
 from tinycomp.targets.gpu_sim.errors import *  # noqa: F403
 from tinycomp.targets.gpu_sim.errors import __all__ as _error_names
 from tinycomp.targets.gpu_sim.preset import PRESETS, GpuPreset, lookup_preset
+
+_interp_rule.register()  # tinycomp.interpret runs gpu.launch_func on the simulator
 
 __all__ = [
     *_dsl_names,

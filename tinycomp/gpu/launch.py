@@ -2,9 +2,11 @@
 
 ``launch(kernel, grid, block, args, preset="classroom")`` does what a CUDA launch does
 on a laptop with no GPU: it specialises the kernel to its arguments' types (the DSL
-reads the Python function into gpu IR), runs every block on the SIMT simulator with the
-sanitizer on, and writes the results into the arrays passed, in place. Then it asks
-three models about the run:
+reads the Python function into gpu IR), cleans a copy of that IR up as ``nvcc -O3`` would
+(``canonicalize,cse,loop-invariant-code-motion``, see ``cleanup.py``; ``optimize=False``
+simulates the IR as written), runs every block on the SIMT simulator with the sanitizer
+on, and writes the results into the arrays passed, in place. Then it asks two models
+about the run:
 
 1. the register estimate (liveness in the gpu IR) and the occupancy calculator: how
    many blocks fit on one SM, and which limit binds;
@@ -31,6 +33,7 @@ from typing import Any
 
 from tinycomp.dialects.gpu import GPUFuncOp
 from tinycomp.frontend.simt import Kernel
+from tinycomp.gpu.cleanup import cleaned_up
 from tinycomp.ir import ModuleOp, Operation
 from tinycomp.targets.gpu_sim.cost_model import Estimate, estimate
 from tinycomp.targets.gpu_sim.counters import KernelCounters
@@ -53,8 +56,9 @@ class LaunchResult:
     grid: tuple[int, int, int]
     block: tuple[int, int, int]
     preset: GpuPreset
-    module: ModuleOp
-    """The kernel's gpu IR, specialised to the arguments."""
+    module: ModuleOp | Operation
+    """The gpu IR that ran: specialised to the arguments and, with ``optimize``, cleaned
+    up (a copy: the kernel's own IR is not changed)."""
     counters: KernelCounters
     registers: RegisterEstimate
     occupancy: Occupancy
@@ -91,6 +95,8 @@ def launch(
     trace_warp: tuple[int, int] | None = None,
     sample_blocks: int | None = None,
     flops: float | None = None,
+    optimize: bool = True,
+    step_limit: int = 10_000_000,
 ) -> LaunchResult:
     """Run ``kernel`` over ``grid`` x ``block`` threads on the simulator; results in place.
 
@@ -99,6 +105,14 @@ def launch(
     ``sample_blocks=n`` runs only ``n`` blocks spread over the grid and scales the
     counters (for grids too large to run in full); the arrays are then not written.
     ``flops`` tells the cost model the useful work (for example ``2 * M * N * K``).
+    ``optimize=True`` (the default) simulates a copy of the IR after
+    ``canonicalize,cse,loop-invariant-code-motion``, as ``nvcc -O3`` would clean it up:
+    constants folded, repeated index arithmetic computed once, loop-invariant pure ops
+    hoisted (barriers, shuffles, votes and loads stay where they are); the counters, the
+    register estimate and ``result.module`` are those of that copy. ``optimize=False``
+    simulates the IR exactly as written (``Kernel.specialize`` gives it, for printing).
+    ``step_limit`` bounds the loop iterations of the whole launch: past it, a
+    ``SanitizerError`` names the loop and its line (a loop that may not terminate).
 
     >>> from tinycomp import gpu
     >>> import numpy as np
@@ -111,9 +125,14 @@ def launch(
     """
     chip = lookup_preset(preset)
     args = list(args)
-    module = kernel.specialize(*args) if isinstance(kernel, Kernel) else kernel
+    written = kernel.specialize(*args) if isinstance(kernel, Kernel) else kernel
+    name = written.sym_name if isinstance(written, GPUFuncOp) else None
+    module = _outermost(written)
+    if optimize:
+        module = cleaned_up(module)
+    func = _kernel_func(module, name)
     run = simulate(
-        module,
+        func,
         grid=grid,
         block=block,
         args=args,
@@ -121,8 +140,8 @@ def launch(
         sanitize=sanitize,
         trace_warp=trace_warp,
         sample_blocks=sample_blocks,
+        step_limit=step_limit,
     )
-    func = _kernel_func(module)
     registers = estimate_registers(func)
     occ = occupancy(chip, run.threads_per_block, registers.registers, run.shared_bytes)
     cost = estimate(run.counters, chip, occ, flops=flops)
@@ -131,7 +150,7 @@ def launch(
         grid=run.grid,
         block=run.block,
         preset=chip,
-        module=module if isinstance(module, ModuleOp) else module.parent_op(),
+        module=module,
         counters=run.counters,
         registers=registers,
         occupancy=occ,
@@ -140,11 +159,21 @@ def launch(
     )
 
 
-def _kernel_func(module: ModuleOp | Operation) -> GPUFuncOp:
-    """The one kernel ``gpu.func`` in ``module`` (or ``module`` itself)."""
+def _outermost(op: Operation) -> Operation:
+    """The op holding ``op`` at the top (the module around a ``gpu.func``), or ``op``."""
+    while op.parent_op() is not None:
+        op = op.parent_op()
+    return op
+
+
+def _kernel_func(module: ModuleOp | Operation, name: str | None) -> GPUFuncOp:
+    """The kernel ``gpu.func`` named ``name`` in ``module`` (or ``module`` itself), or
+    the only one when ``name`` is ``None``."""
     if isinstance(module, GPUFuncOp):
         return module
     kernels = [op for op in module.walk() if isinstance(op, GPUFuncOp) and op.is_kernel]
+    if name is not None:
+        kernels = [k for k in kernels if k.sym_name == name]
     if len(kernels) != 1:
         names = [k.sym_name for k in kernels]
         raise ValueError(f"launch: expected one gpu.func kernel in the module, found {names}")

@@ -23,6 +23,7 @@ from tinycomp.passes.canonicalize.canonicalizer import CanonicalizePass
 from tinycomp.passes.cse import CSEPass
 from tinycomp.passes.dce import DCEPass
 from tinycomp.passes.errors import PassError
+from tinycomp.passes.licm import LoopInvariantCodeMotionPass
 from tinycomp.passes.pass_base import Pass
 
 __all__ = ["lookup_pass", "register_pass", "registered_passes"]
@@ -66,3 +67,4 @@ def registered_passes() -> dict[str, type[Pass]]:
 register_pass(CanonicalizePass)
 register_pass(CSEPass)
 register_pass(DCEPass)
+register_pass(LoopInvariantCodeMotionPass)

@@ -20,8 +20,8 @@ kernel                 block       what changes
 ``blocktile_2d``       256         128x128 block tile, each thread an 8x8 register tile
 ``vectorized``         256         as 2D, with float4 global loads and A transposed in
                                    shared memory so its reads are float4 too
-``warptile``           128         warps own 32x64 sub-tiles (two 32x32 halves), 4x4 per
-                                   thread: fewer shared loads per FMA
+``warptile``           128         128x128 block tile, BK=16; each warp a 64x64 tile as
+                                   four 64x16 sub-tiles, 8x4 per sub-tile per thread
 =====================  ==========  ======================================================
 
 >>> [k.name for k in SGEMM_KERNELS]  # doctest: +NORMALIZE_WHITESPACE
@@ -234,60 +234,63 @@ def vectorized(A, B, C, M, N, K, alpha, beta):
             )
 
 
-# -- 10: warp tiling (BM = 64, BN = 128, BK = 8, WM = 32, WN = 64, WNITER = 2, TM = TN = 4)
+# -- 10: warp tiling (the worklog's A6000 settings: BM = BN = 128, BK = 16, WM = WN = 64,
+#    WNITER = 4, WMITER = 1, TM = 8, TN = 4, 128 threads) ---------------------------------
 @kernel
 def warptile(A, B, C, M, N, K, alpha, beta):
-    c_row = gpu.block_idx.y * 64
+    c_row = gpu.block_idx.y * 128
     c_col = gpu.block_idx.x * 128
     warp = gpu.thread_idx.x // 32
-    warp_col = warp % 2  # each warp owns a 32 x 64 tile of C ...
+    warp_col = warp % 2  # each warp owns a 64 x 64 tile of C ...
     warp_row = warp // 2
     lane = gpu.thread_idx.x % 32
-    thread_col = lane % 8  # ... done as 2 x 2 sub-tiles of 16 x 32, 4 x 4 per thread
-    thread_row = lane // 8
-    As = gpu.shared.array((8, 64), gpu.float32)  # transposed: As[k, m]
-    Bs = gpu.shared.array((8, 128), gpu.float32)
-    inner_row_a = gpu.thread_idx.x // 2
-    inner_col_a = gpu.thread_idx.x % 2
+    thread_col = lane % 4  # ... done as 4 sub-tiles of 64 x 16, 8 x 4 per thread
+    thread_row = lane // 4
+    As = gpu.shared.array((16, 128), gpu.float32)  # transposed: As[k, m]
+    Bs = gpu.shared.array((16, 128), gpu.float32)
+    inner_row_a = gpu.thread_idx.x // 4
+    inner_col_a = gpu.thread_idx.x % 4
     inner_row_b = gpu.thread_idx.x // 32
     inner_col_b = gpu.thread_idx.x % 32
-    results = gpu.local.array((64,), gpu.float32)  # (2 sub-rows x 4) x (2 sub-cols x 4)
+    results = gpu.local.array((128,), gpu.float32)  # 8 rows x (4 sub-tiles x 4 columns)
     reg_m = gpu.local.array((8,), gpu.float32)
-    reg_n = gpu.local.array((8,), gpu.float32)
-    for i in range(64):
+    reg_n = gpu.local.array((16,), gpu.float32)
+    for i in range(128):
         results[i] = 0.0
-    for tile in range(0, K, 8):
-        a0, a1, a2, a3 = gpu.vload(A, (c_row + inner_row_a, tile + inner_col_a * 4), 4)
-        As[inner_col_a * 4 + 0, inner_row_a] = a0
-        As[inner_col_a * 4 + 1, inner_row_a] = a1
-        As[inner_col_a * 4 + 2, inner_row_a] = a2
-        As[inner_col_a * 4 + 3, inner_row_a] = a3
-        for offset in range(0, 8, 4):
+    for tile in range(0, K, 16):
+        for offset in range(0, 128, 32):
+            a0, a1, a2, a3 = gpu.vload(A, (c_row + inner_row_a + offset, tile + inner_col_a * 4), 4)
+            As[inner_col_a * 4 + 0, inner_row_a + offset] = a0
+            As[inner_col_a * 4 + 1, inner_row_a + offset] = a1
+            As[inner_col_a * 4 + 2, inner_row_a + offset] = a2
+            As[inner_col_a * 4 + 3, inner_row_a + offset] = a3
+        for offset in range(0, 16, 4):
             b = gpu.vload(B, (tile + inner_row_b + offset, c_col + inner_col_b * 4), 4)
             gpu.vstore(Bs, (inner_row_b + offset, inner_col_b * 4), b)
         gpu.syncthreads()
-        for k in range(8):
-            for sub in range(2):
-                m0, m1, m2, m3 = gpu.vload(As, (k, warp_row * 32 + sub * 16 + thread_row * 4), 4)
-                reg_m[sub * 4 + 0] = m0
-                reg_m[sub * 4 + 1] = m1
-                reg_m[sub * 4 + 2] = m2
-                reg_m[sub * 4 + 3] = m3
-                n0, n1, n2, n3 = gpu.vload(Bs, (k, warp_col * 64 + sub * 32 + thread_col * 4), 4)
+        for k in range(16):
+            for half in range(2):
+                m0, m1, m2, m3 = gpu.vload(As, (k, warp_row * 64 + thread_row * 8 + half * 4), 4)
+                reg_m[half * 4 + 0] = m0
+                reg_m[half * 4 + 1] = m1
+                reg_m[half * 4 + 2] = m2
+                reg_m[half * 4 + 3] = m3
+            for sub in range(4):
+                n0, n1, n2, n3 = gpu.vload(Bs, (k, warp_col * 64 + sub * 16 + thread_col * 4), 4)
                 reg_n[sub * 4 + 0] = n0
                 reg_n[sub * 4 + 1] = n1
                 reg_n[sub * 4 + 2] = n2
                 reg_n[sub * 4 + 3] = n3
             for m in range(8):
-                for n in range(8):
-                    results[m * 8 + n] += reg_m[m] * reg_n[n]
+                for n in range(16):
+                    results[m * 16 + n] += reg_m[m] * reg_n[n]
         gpu.syncthreads()
-    for m in range(8):
-        for n in range(0, 8, 4):
-            row = c_row + warp_row * 32 + (m // 4) * 16 + thread_row * 4 + m % 4
-            col = c_col + warp_col * 64 + (n // 4) * 32 + thread_col * 4
+    for sub in range(4):
+        for m in range(8):
+            row = c_row + warp_row * 64 + thread_row * 8 + m
+            col = c_col + warp_col * 64 + sub * 16 + thread_col * 4
             c0, c1, c2, c3 = gpu.vload(C, (row, col), 4)
-            i = m * 8 + n
+            i = m * 16 + sub * 4
             gpu.vstore(
                 C,
                 (row, col),
@@ -326,7 +329,7 @@ SGEMM_KERNELS = (
     SgemmKernel(
         "vectorized", vectorized, (256, 1, 1), lambda m, n, k: (n // 128, m // 128, 1), 128
     ),
-    SgemmKernel("warptile", warptile, (128, 1, 1), lambda m, n, k: (n // 128, m // 64, 1), 128),
+    SgemmKernel("warptile", warptile, (128, 1, 1), lambda m, n, k: (n // 128, m // 128, 1), 128),
 )
 """The worklog's kernels in order, with their launch shapes."""
 

@@ -87,9 +87,9 @@ def gpu_roofline_picture(preset: str | GpuPreset, points: Sequence[KernelPoint])
     fig, ax = new_figure(figsize=(9.0, 4.8))
     ax.plot(x, roof, color=ROOF, linewidth=2.2, label="roof: min(peak, intensity x bandwidth)")
     ax.axvline(machine.ridge_point, color="#999999", linestyle=":", linewidth=1)
-    ax.annotate(f"ridge {machine.ridge_point:.3g} FLOP/byte",
-                (machine.ridge_point, machine.peak_flops / 1e9), textcoords="offset points",
-                xytext=(5, -14), color="#555555", fontsize=9)  # fmt: skip
+    ax.annotate(f"ridge {machine.ridge_point:.3g} FLOP/byte", (machine.ridge_point, 0.03),
+                xycoords=("data", "axes fraction"), textcoords="offset points", xytext=(4, 0),
+                color="#555555", fontsize=9)  # fmt: skip
     for (name, flops, dram, seconds), swatch in zip(checked, swatches(len(checked)), strict=True):
         intensity, achieved = flops / dram, flops / seconds / 1e9
         top = machine.attainable(intensity) / 1e9

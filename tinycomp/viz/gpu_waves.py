@@ -316,7 +316,8 @@ def waves_picture(
                                                ec="#999999", linestyle=":", lw=1.0))  # fmt: skip
             if wave:
                 ax.axvline(start, color="#555555", linestyle="--", linewidth=1.0)
-            name = f"wave {wave}" if not tail else f"tail: {len(plan.wave_blocks(wave))} blocks"
+            held = _plural(len(plan.wave_blocks(wave)), "block")
+            name = f"tail: {held}" if tail else f"wave {wave}"
             if length * per_unit < 0.09 * len(name):
                 name = "tail" if tail else str(wave)
             ax.text(start + length / 2, -0.3, name, ha="center", va="bottom", fontsize=9)

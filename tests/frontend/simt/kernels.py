@@ -92,16 +92,20 @@ def block_reduce(x, out, n):
 
 @gpu.kernel
 def transpose(src, dst):
+    # a block of 32 x block_dim.y threads moves a 32 x 32 tile: each thread a column of
+    # 32 / block_dim.y elements (one with 32 x 32 blocks, four with the usual 32 x 8)
     tile = gpu.shared.array((TRANSPOSE_TILE, TRANSPOSE_TILE + 1), gpu.float32)
     x = gpu.block_idx.x * TRANSPOSE_TILE + gpu.thread_idx.x
-    y = gpu.block_idx.y * TRANSPOSE_TILE + gpu.thread_idx.y
-    if y < src.shape[0] and x < src.shape[1]:
-        tile[gpu.thread_idx.y, gpu.thread_idx.x] = src[y, x]
+    y0 = gpu.block_idx.y * TRANSPOSE_TILE
+    for r in range(gpu.thread_idx.y, TRANSPOSE_TILE, gpu.block_dim.y):
+        if y0 + r < src.shape[0] and x < src.shape[1]:
+            tile[r, gpu.thread_idx.x] = src[y0 + r, x]
     gpu.syncthreads()
     tx = gpu.block_idx.y * TRANSPOSE_TILE + gpu.thread_idx.x
-    ty = gpu.block_idx.x * TRANSPOSE_TILE + gpu.thread_idx.y
-    if ty < dst.shape[0] and tx < dst.shape[1]:
-        dst[ty, tx] = tile[gpu.thread_idx.x, gpu.thread_idx.y]
+    ty0 = gpu.block_idx.x * TRANSPOSE_TILE
+    for r in range(gpu.thread_idx.y, TRANSPOSE_TILE, gpu.block_dim.y):
+        if ty0 + r < dst.shape[0] and tx < dst.shape[1]:
+            dst[ty0 + r, tx] = tile[gpu.thread_idx.x, r]
 
 
 @gpu.kernel

@@ -30,6 +30,7 @@ from ..mlir_opt import MlirOptError, requires_mlir_opt, run_mlir_opt, strip_mlir
 from .roundtrip import assert_round_trip, assert_verify_error, first_op_named
 
 GPU_CORPUS = sorted((Path(__file__).parent.parent / "corpus").glob("gpu_*.mlir"))
+LAUNCH_CORPUS = Path(__file__).parent.parent / "corpus" / "gpu_kernels_launch.mlir"
 # mlir-opt names the two results of gpu.shuffle separately (%shuffleResult, %valid);
 # tinycomp's printer names a multi-result op once (%shuffleResult:2), so files with a
 # shuffle are compared structurally only.
@@ -86,7 +87,7 @@ def test_builders_make_what_the_parser_makes():
 
 
 def test_launch_func_groups_its_operands():
-    module = parse((GPU_CORPUS[0]).read_text())
+    module = parse(LAUNCH_CORPUS.read_text())
     launch = first_op_named(module, "gpu.launch_func")
     assert isinstance(launch, gpu.LaunchFuncOp)
     assert [str(v.type) for v in launch.kernel_operands] == [
@@ -147,7 +148,7 @@ BAD_LAUNCHES = [
 
 @pytest.mark.parametrize(("old", "new", "message"), BAD_LAUNCHES)
 def test_a_launch_that_does_not_match_its_kernel_is_an_error(old, new, message):
-    text = GPU_CORPUS[0].read_text()
+    text = LAUNCH_CORPUS.read_text()
     assert old in text
     assert_verify_error(text.replace(old, new, 1), message)
 
@@ -157,7 +158,7 @@ def test_a_launch_that_does_not_match_its_kernel_is_an_error(old, new, message):
 @pytest.mark.parametrize(("old", "new", "message"), BAD_LAUNCHES)
 def test_mlir_opt_rejects_those_launches_too(old, new, message):
     with pytest.raises(MlirOptError):
-        run_mlir_opt(GPU_CORPUS[0].read_text().replace(old, new, 1), "--verify-each")
+        run_mlir_opt(LAUNCH_CORPUS.read_text().replace(old, new, 1), "--verify-each")
 
 
 def test_a_kernel_cannot_return_values():

@@ -6,7 +6,8 @@ Lanes are taken as ``(warps, 32)`` rows; inactive lanes do not count.
 * global: a request per warp with an active lane; its *sectors* are the distinct
   ``byte_address // 32`` of its active lanes (when a warp's addresses are non-decreasing
   that is ``1 + count(diff != 0)``, no sort needed); *ideal* is
-  ``ceil(active_lanes * bytes / 32)``;
+  ``ceil(distinct bytes asked / 32)``: the distinct addresses of its active lanes times
+  the bytes each asks for (a broadcast of one float is one sector, ideally one);
 * shared: the *wavefronts* of a request are the most distinct 4-byte words any one bank
   (``word % 32``) is asked for (the same word is broadcast); ideal is one per 128 bytes;
 * atomics: *conflicts* are the lanes of a warp that hit an address an earlier lane of
@@ -21,6 +22,8 @@ Each returns per-block ``int64`` arrays.
 [[1], [4], [4]]
 >>> [a.tolist() for a in global_sectors(np.arange(32) * 128, None, 4, lanes)]
 [[1], [32], [4]]
+>>> [a.tolist() for a in global_sectors(np.zeros(32, np.int64), None, 4, lanes)]
+[[1], [1], [1]]
 >>> [a.tolist() for a in shared_wavefronts(np.arange(32) * 128, None, 4, lanes)]
 [[1], [32], [1]]
 """
@@ -74,16 +77,20 @@ def global_sectors(
     if may_span and nbytes > 1:
         last = (byte_address + (nbytes - 1)) >> 5
         spans = bool(np.any(last != first))
-    per_block = None
+    per_block = distinct = None
     if arr is None and not spans:
-        later, earlier = first[1:], first[:-1]
+        later, earlier = byte_address[1:], byte_address[:-1]
         rising = np.greater_equal(later, earlier)
         rising[WARP - 1 :: WARP] = True
         if bool(rising.all()):
             new_sector = np.empty(lanes.total, bool)
-            np.not_equal(later, earlier, out=new_sector[1:])
+            np.not_equal(first[1:], first[:-1], out=new_sector[1:])
             new_sector[::WARP] = True
             per_block = _block_sums(new_sector, lanes)
+            new_address = np.empty(lanes.total, bool)
+            np.not_equal(later, earlier, out=new_address[1:])
+            new_address[::WARP] = True
+            distinct = new_address.reshape(lanes.warps, WARP).sum(1, dtype=np.int64)
     if per_block is None:
         if spans:
             both = np.concatenate([first.reshape(-1, WARP), last.reshape(-1, WARP)], axis=1)
@@ -92,9 +99,11 @@ def global_sectors(
         else:
             both = (first if arr is None else np.where(arr, first, -1)).reshape(-1, WARP)
         per_block = _per_block(distinct_per_row(both), lanes)
+        asked = byte_address if arr is None else np.where(arr, byte_address, -1)
+        distinct = distinct_per_row(asked.reshape(-1, WARP))
     active = _active_counts(arr, lanes)
     requests = (active > 0).astype(np.int64)
-    ideal = -(-active * nbytes // 32)
+    ideal = -(-distinct * nbytes // 32)
     return _per_block(requests, lanes), per_block, _per_block(ideal, lanes)
 
 

@@ -7,6 +7,8 @@ the kernel body's early exits (``cf.cond_br`` to a block that only returns).
    reconverge at the end of the op (its immediate post-dominator).
 2. ``scf.for`` with uniform bounds is a Python loop over ints (the induction variable
    stays uniform, the body's mask stays the same object, so its statistics are cached).
+   A loop ptxas unrolls (constant bounds, few iterations: ``emitted_code.py``) tests
+   and branches nothing.
    With per-lane bounds every lane runs until its own bound, masked out once done; the
    carried values of a lane stop changing when it leaves.
 3. ``scf.while`` runs *before* under the lanes still looping; lanes whose condition is
@@ -117,6 +119,7 @@ def compile_for(c: Any, op: Operation) -> OpFn:
     body = c.compile_block(block)
     results = [c.slot(r) for r in op.results]
     count_steps = c.run.count_steps
+    tests = 0 if op in c.emitted.unrolled else 1
 
     def run(st: ChunkState, m: Mask) -> None:
         v = st.v
@@ -127,7 +130,8 @@ def compile_for(c: Any, op: Operation) -> OpFn:
         if type(lo) is not np.ndarray and type(hi) is not np.ndarray and type(s) is not np.ndarray:
             trips = range(int(lo), int(hi), int(s))
             count_steps(op, len(trips))
-            st.tally(branch_contribution(m, issued=True), len(trips) + 1)
+            if tests:
+                st.tally(branch_contribution(m, issued=True), len(trips) + 1)
             for i in trips:
                 v[iv] = i
                 for slot, value in zip(args, carried, strict=True):

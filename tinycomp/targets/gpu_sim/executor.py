@@ -8,7 +8,8 @@
    (control flow, memory, atomics, warps, barriers, vectors, arithmetic); any other
    ``arith`` or ``math`` op runs through the interpreter's rule.
 4. A block becomes a ``CompiledBlock``: its closures, the slots its terminator yields,
-   and its static histogram of instruction classes. Running it under a mask tallies
+   and its static histogram of instruction classes, as ptxas would emit the code
+   (``emitted_code.py``: fused multiply-adds, unrolled loops, private arrays in registers). Running it under a mask tallies
    ``histogram x active warps`` (computed once per mask) and runs the closures.
 
 >>> from tinycomp.ir import parse
@@ -46,11 +47,11 @@ from tinycomp.targets.gpu_sim.arith_ops import ARITH_COMPILERS, compile_rule
 from tinycomp.targets.gpu_sim.atomics import ATOMIC_COMPILERS
 from tinycomp.targets.gpu_sim.context import ChunkState, Contribution, RunContext
 from tinycomp.targets.gpu_sim.control import CONTROL_COMPILERS, run_body_blocks
+from tinycomp.targets.gpu_sim.emitted_code import EmittedCode
 from tinycomp.targets.gpu_sim.errors import SanitizerError
 from tinycomp.targets.gpu_sim.lanes import Mask
 from tinycomp.targets.gpu_sim.memory import BufferSpec
 from tinycomp.targets.gpu_sim.memory_ops import MEMORY_COMPILERS
-from tinycomp.targets.gpu_sim.op_classes import instruction_class
 from tinycomp.targets.gpu_sim.sync_ops import ID_OPS, SYNC_COMPILERS, id_value
 from tinycomp.targets.gpu_sim.vector_ops import VECTOR_COMPILERS
 from tinycomp.targets.gpu_sim.warp_ops import WARP_COMPILERS
@@ -123,6 +124,8 @@ class Program:
         self.constant_values: dict[int, Any] = {}
         self.ids: list[tuple[int, Operation]] = []
         self.blocks: list[CompiledBlock] = []
+        self.emitted = EmittedCode(func)
+        """What ptxas would emit: the free ops and the unrolled loops."""
         for value, constant in constants:
             self.set_constant(value, constant)
         self.body = run_body_blocks(self, list(func.regions[0].blocks))
@@ -139,7 +142,7 @@ class Program:
         """The buffer a memref value names (an argument or an attribution)."""
         spec = self.specs.get(value)
         if spec is None:
-            owner = value.defining_op
+            owner = value.defining_op()
             raise self.unsupported(
                 owner or self.func,
                 "the simulator accesses kernel arguments and attributions only, not memrefs "
@@ -172,7 +175,7 @@ class Program:
                 if op.name == "cf.cond_br":  # run by the body's block runner
                     histogram["branch"] = histogram.get("branch", 0) + 1
                 continue
-            kind = instruction_class(op)
+            kind = self.emitted.instruction_class(op)
             if kind is not None:
                 histogram[kind] = histogram.get(kind, 0) + 1
             fn = self.compile_op(op)

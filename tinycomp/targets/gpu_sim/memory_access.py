@@ -67,6 +67,8 @@ class AccessPlan:
         bounds, the index arrays, the period of ``u`` and whether it was refined."""
         self.period_elements = self.period(spec.space, spec.element_bytes) or 1 << 62
         self.line = op.location.line if op.location is not None else 0
+        self.in_registers = False
+        """A private access ptxas keeps in registers (static indices): no local bytes."""
 
     @staticmethod
     def period(space: str, element_bytes: int) -> int:
@@ -184,6 +186,8 @@ class AccessPlan:
         spec, lanes, arr = self.spec, st.lanes, m.arr
         space = spec.space
         if space == "local":
+            if self.in_registers:
+                return Contribution([])
             active = m.lanes_per_block
             name = "local_load_bytes" if self.access == "read" else "local_store_bytes"
             return Contribution([(name, active * self.nbytes)])

@@ -43,7 +43,9 @@ def make_plan(
         raise c.unsupported(
             op, f"expected {len(spec.shape)} indices for {spec.name}, got {len(slots)}"
         )
-    return AccessPlan(op, spec, slots, access, width, c.run)
+    plan = AccessPlan(op, spec, slots, access, width, c.run)
+    plan.in_registers = op in c.emitted.registers
+    return plan
 
 
 def _trace(st: ChunkState, m: Mask, plan: AccessPlan, flat: np.ndarray) -> None:

@@ -1,0 +1,1 @@
+"""End-to-end tests of ``tinycomp.gpu``: DSL kernels launched on the simulator."""

@@ -45,8 +45,14 @@ def test_the_checks_reject_a_wrong_result():
 
 def test_the_quick_record_without_peers_has_every_field():
     options = argparse.Namespace(
-        kernels=["vector_add", "transpose"], repeats=1, peer_repeats=1, quick=True,
-        no_peers=True, peers=[], peer_python=sys.executable, timeout=1.0,
+        kernels=["vector_add", "transpose"],
+        repeats=1,
+        peer_repeats=1,
+        quick=True,
+        no_peers=True,
+        peers=[],
+        peer_python=sys.executable,
+        timeout=1.0,
     )
     record = gpu_sim.collect(options)
     assert [row["kernel"] for row in record["results"]] == ["vector_add", "transpose"]

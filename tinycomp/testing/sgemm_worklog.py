@@ -160,8 +160,14 @@ def blocktile_2d(A, B, C, M, N, K, alpha, beta):
         for k in range(8):
             for i in range(8):
                 reg_m[i] = As[thread_row * 8 + i, k]
-            for i in range(8):
-                reg_n[i] = Bs[k, thread_col * 8 + i]
+            # eight adjacent loads from a 32 B-aligned address: ptxas merges them into two
+            # 128-bit loads (LDS.128), so they are written as the vector loads that run
+            for half in range(2):
+                n0, n1, n2, n3 = gpu.vload(Bs, (k, thread_col * 8 + half * 4), 4)
+                reg_n[half * 4 + 0] = n0
+                reg_n[half * 4 + 1] = n1
+                reg_n[half * 4 + 2] = n2
+                reg_n[half * 4 + 3] = n3
             for m in range(8):
                 for n in range(8):
                     results[m * 8 + n] += reg_m[m] * reg_n[n]
@@ -255,8 +261,9 @@ def warptile(A, B, C, M, N, K, alpha, beta):
     results = gpu.local.array((128,), gpu.float32)  # 8 rows x (4 sub-tiles x 4 columns)
     reg_m = gpu.local.array((8,), gpu.float32)
     reg_n = gpu.local.array((16,), gpu.float32)
-    for i in range(128):
-        results[i] = 0.0
+    for m in range(8):
+        for n in range(16):
+            results[m * 16 + n] = 0.0
     for tile in range(0, K, 16):
         for offset in range(0, 128, 32):
             a0, a1, a2, a3 = gpu.vload(A, (c_row + inner_row_a + offset, tile + inner_col_a * 4), 4)

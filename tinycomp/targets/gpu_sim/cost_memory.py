@@ -1,21 +1,29 @@
 """The reuse model: which global sectors are served by L1, which by L2, which by DRAM.
 
 The simulator counts, per block, the sectors its requests touched (with repeats) and the
-distinct sectors it touched; per global array, the distinct sectors all the blocks touched.
-From those, in 32-byte sectors, per block on average:
+distinct sectors it touched; per global array, the distinct sectors all the simulated
+blocks touched. From those, in 32-byte sectors, per block on average:
 
-1. **L1.** A block fetches each of its distinct sectors once; its repeated load sectors hit
-   L1 if its footprint fits its share of L1 (the unified array less the shared-memory
-   carve-out, split over the resident blocks). A footprint ``f`` times its share keeps
-   ``1/f`` of the repeats (an LRU cache too small for a uniformly reused set). Stores and
-   atomics do not stay in L1: stores write through to L2, atomics are done at L2.
-2. **L2.** The requests that reach L2 are the L1 load misses, the stores and the atomics.
-   The kernel's footprint (all distinct sectors of all arrays) comes from DRAM once:
-   compulsory traffic. The requests beyond it are repeats across blocks; they hit L2 if the
-   footprint of one wave (its blocks' distinct sectors, times the working-set fraction,
-   at most the kernel's footprint) fits L2, otherwise the fraction ``L2 / wave footprint``.
-3. **Sampled runs.** Per-block figures are means over the simulated blocks; the kernel's
-   footprint is estimated per array as ``min(array size, sampled footprint * blocks_total /
+1. **Rounds.** A block sweeps its data in *rounds* (``memory_rounds``): the tiles of a
+   loop that loads, syncs, computes and syncs (two barriers a tile), or the iterations of
+   a loop whose trip count is known only at run time, ``RUNTIME_UNROLL`` of them at a time
+   (``nvcc`` unrolls such a loop by 4, so the loads of 4 iterations issue together).
+2. **L1.** A block fetches each of its distinct sectors once. Its repeated load sectors
+   come soon after the first touch (in the same round or the next), so they hit L1 if one
+   round's share of the footprint (``footprint / rounds``) fits the block's share of L1
+   (the unified array less the shared-memory carve-out, split over the resident blocks);
+   a round ``f`` times its share keeps ``1/f`` of the repeats. Stores and atomics do not
+   stay in L1: stores write through to L2, atomics are done at L2.
+3. **L2 and DRAM.** The requests that reach L2 are the L1 load misses, the stores and the
+   atomics. The blocks of one wave start together and run the same loop, so they read the
+   data they share at about the same time: within a wave a sector comes from DRAM once.
+   The next wave finds it evicted (the wave before swept more than L2 holds), unless the
+   whole kernel's footprint fits L2, when every sector comes from DRAM once. A wave's
+   footprint is, per array, ``min(array size, blocks in the wave x that array's sectors
+   per block)`` (``wave_footprint``).
+4. **Sampled runs.** Per-block figures are means over the simulated blocks; an array's
+   sectors per block are its sampled footprint over the blocks simulated, and the
+   kernel's footprint per array is ``min(array size, sampled footprint * blocks_total /
    blocks_sampled)`` (the array size when known).
 
 The footprint counts a sector once whether it was read, written or both, so an array that
@@ -43,8 +51,19 @@ from tinycomp.targets.gpu_sim.cost_constants import DEFAULT_CONSTANTS, CostConst
 from tinycomp.targets.gpu_sim.counters import KernelCounters
 from tinycomp.targets.gpu_sim.occupancy import Occupancy
 from tinycomp.targets.gpu_sim.preset import GpuPreset
+from tinycomp.targets.gpu_sim.waves import waves
 
-__all__ = ["MemoryTraffic", "kernel_footprint", "memory_traffic"]
+__all__ = [
+    "RUNTIME_UNROLL",
+    "MemoryTraffic",
+    "kernel_footprint",
+    "memory_rounds",
+    "memory_traffic",
+    "wave_footprint",
+]
+
+RUNTIME_UNROLL = 4
+"""Iterations of a loop with a run-time trip count that ``nvcc`` unrolls into one body."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +129,50 @@ def kernel_footprint(
     ]
 
 
+def memory_rounds(mean: Mapping[str, float], warps_per_block: int) -> float:
+    """Rounds in which one warp sweeps its data (step 1 of the module docstring).
+
+    >>> memory_rounds({"inst_barrier": 256.0, "inst_branch": 129.0}, 1)  # 128 tiles
+    128.0
+    >>> memory_rounds({"inst_branch": 4098.0}, 1)  # a run-time loop, unrolled by 4
+    1024.5
+    """
+    tiles = mean.get("inst_barrier", 0.0) / warps_per_block / 2
+    iterations = mean.get("inst_branch", 0.0) / warps_per_block / RUNTIME_UNROLL
+    return max(1.0, tiles, iterations)
+
+
+def wave_footprint(
+    counters: KernelCounters, wave_blocks: int, array_bytes: Mapping[str, int] | None = None
+) -> float:
+    """Distinct sectors the blocks of one wave touch together (step 3 of the docstring).
+
+    A block's sectors of each array are its distinct sectors split in proportion to the
+    arrays' footprints over the simulated blocks.
+
+    >>> import numpy as np
+    >>> from tinycomp.targets.gpu_sim.counters import KernelCounters
+    >>> c = KernelCounters.zeros(np.arange(2), 32)
+    >>> c.add("global_distinct_sectors", 205)
+    >>> c.blocks_total, c.footprint_sectors = 100, {"x": 10, "y": 400}
+    >>> wave_footprint(c, 50, {"x": 32 * 100, "y": 32 * 100_000})  # 50 x 5 of x: all 100
+    10100.0
+    """
+    per_block = float(counters.per_block["global_distinct_sectors"].mean())
+    touched = sum(counters.footprint_sectors.values())
+    if not touched:
+        return per_block * wave_blocks
+    total = 0.0
+    for name, sectors in counters.footprint_sectors.items():
+        cap = sectors * counters.blocks_total / len(counters.block_ids)
+        if not counters.sampled:
+            cap = sectors
+        if array_bytes is not None and name in array_bytes:
+            cap = min(cap, -(-array_bytes[name] // 32))
+        total += min(cap, per_block * sectors / touched * wave_blocks)
+    return total
+
+
 def memory_traffic(
     counters: KernelCounters,
     preset: GpuPreset,
@@ -126,28 +189,32 @@ def memory_traffic(
 
     resident = max(1, min(occ.blocks_per_sm, -(-blocks // preset.sm_count)))
     l1_free = max(0, preset.l1_bytes - occ.carveout_kb * 1024)
-    share, block_bytes = l1_free / resident, distinct * sector
-    l1_fit = 1.0 if block_bytes <= share else share / block_bytes
+    share = l1_free / resident
+    round_bytes = distinct * sector / memory_rounds(mean, counters.warps_per_block)
+    l1_fit = 1.0 if round_bytes <= share else share / round_bytes
     first_touch = min(loads, distinct)
     l1_hits = (loads - first_touch) * l1_fit
     if l1_fit < 1.0 and loads > first_touch:
         notes.append(
-            f"a block's footprint ({block_bytes / 1024:.1f} KB) is over its share of L1 "
-            f"({share / 1024:.1f} KB): {l1_fit:.0%} of its repeated loads hit L1"
+            f"one round of a block's footprint ({round_bytes / 1024:.1f} KB) is over its "
+            f"share of L1 ({share / 1024:.1f} KB): {l1_fit:.0%} of its repeated loads hit L1"
         )
     l2_per_block = loads - l1_hits + writes
-
-    wave_blocks = min(blocks, occ.blocks_per_sm * preset.sm_count)
-    wave_bytes = min(footprint, wave_blocks * distinct * constants.l2_working_set_fraction)
-    wave_bytes *= sector
-    l2_fit = 1.0 if wave_bytes <= preset.l2_bytes else preset.l2_bytes / wave_bytes
     requests = l2_per_block * blocks
-    dram = min(requests, footprint) + max(0.0, requests - footprint) * (1 - l2_fit)
-    if l2_fit < 1.0 and requests > footprint:
-        notes.append(
-            f"one wave's footprint ({wave_bytes / 2**20:.1f} MB) is over L2 "
-            f"({preset.l2_bytes / 2**20:.0f} MB): {l2_fit:.0%} of the repeated L2 requests hit"
-        )
+
+    if footprint * sector <= preset.l2_bytes:
+        dram = min(requests, footprint)
+    else:
+        schedule = waves(preset, blocks, occ.blocks_per_sm)
+        full = wave_footprint(counters, schedule.wave_size, array_bytes) * schedule.full_waves
+        tail = wave_footprint(counters, schedule.tail_blocks, array_bytes)
+        dram = min(requests, max(footprint, full + (tail if schedule.tail_blocks else 0.0)))
+        if dram > footprint:
+            notes.append(
+                f"the kernel's footprint ({footprint * sector / 2**20:.1f} MB) is over L2 "
+                f"({preset.l2_bytes / 2**20:.0f} MB): each of the {schedule.waves} waves "
+                "fetches what it shares from DRAM again"
+            )
     return MemoryTraffic(
         load_sectors_per_block=loads,
         l1_sectors_per_block=loads + writes,

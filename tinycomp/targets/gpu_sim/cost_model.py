@@ -2,34 +2,43 @@
 
 A throughput model in the style of the roofline, per SM and per wave (``waves.py``):
 the blocks resident on one SM together ask for some work of each unit; the unit that
-needs the longest sets the wave's time. In order:
+needs the longest sets the wave's time, unless one block's memory latency is longer
+than the others can cover. In order:
 
 1. **Per block** (means over the simulated blocks): the demand on each limit
    (``block_demand``), in cycles of one SM:
 
-   * ``issue``: warp instructions / warp schedulers (one instruction a cycle each);
+   * ``issue``: warp instructions / warp schedulers (each issues one a cycle);
    * ``fp32``, ``fp64``, ``int``, ``sfu``, ``ld/st``: the unit's warp instructions x 32 /
      its lanes per cycle. A warp instruction holds all 32 lanes of its unit whether or
      not they are active, so divergence costs time. f16/bf16 run on the FP32 lanes (no
      packing in pairs); conversions and votes on the integer lanes; memory instructions,
      atomics and shuffles on the load/store lanes; ids, moves, branches and barriers
      only take an issue slot. FP64 lanes are a fraction of FP32 (``cost_constants``);
-   * ``l1/shared``: (global sectors x 32 B + shared wavefronts x 128 B + local bytes) /
-     the L1 bytes per cycle: global sectors and shared wavefronts share one data path;
+   * ``l1/shared``: the L1/shared pipeline handles one *wavefront* a cycle: one 128 B
+     line of a global request (its tag stage looks up one line a cycle, and a line's
+     data is one pass of the 128 B/cycle data path), one shared-memory wavefront (a
+     pass of the same data path: 32 banks x 4 B), or 128 B of local memory. A request's
+     lines (``global_lines``): at least one; its bytes, if contiguous, fill lines of 4
+     sectors; each sector beyond the fewest it could occupy (an uncoalesced access,
+     stride >= 128 B) lands in a line of its own;
    * ``l2``, ``dram``: the block's L2 and DRAM bytes (the reuse model, ``cost_memory.py``)
      over the SM's share of that bandwidth: the chip's, split over the SMs busy in the wave.
-2. **Latency.** One warp's instructions, each waiting for the one before, take the sum
-   of their latencies: ALU ``latency_alu``; shared loads ``latency_shared`` plus one cycle
-   per extra wavefront; global loads the mix of L1 hit, L2 and DRAM latencies that the
-   reuse model gives; global atomics ``latency_l2`` plus the conflicts; stores issue and
-   go on. Divided by the instruction-level parallelism (1 by default). All the warps of a
-   wave are resident together, so their latencies overlap: the wave lasts at least one
-   warp's chain. The throughput demands grow with the warps resident, this one does not:
-   with few warps a kernel is latency bound, which is what makes occupancy matter.
-3. **Waves.** A wave's time is the largest demand of its busiest SM (``k`` blocks: ``k``
-   times each throughput demand, the latency once). Kernel cycles = the sum over waves +
-   the launch overhead. ``breakdown`` sums each limit over the waves as if it were alone;
-   ``binding`` is the largest (ties: the units before ``issue``).
+2. **Exposed latency** (``exposed_latency``). A block's warps run the same loops and meet
+   at its barriers, so they wait for memory together: each *round* (a tile, or 4
+   iterations of a run-time loop, ``cost_memory.memory_rounds``) in which a warp loads
+   from global memory waits one global latency (``latency_l2``, plus the DRAM fraction
+   of the L2 requests times the extra ``latency_dram - latency_l2``: a round waits for
+   its slowest line, and a sweep brings a new line to L1 every round); each round with
+   shared loads waits ``latency_shared`` once (the loads of a round issue together).
+   Arithmetic latency (4 cycles) is covered by the warp's independent instructions or
+   the other warps; stores and barriers issue and go on.
+3. **Waves.** On an SM holding ``k`` blocks, a wave takes ``max(k * D, D + L)``: ``D`` the
+   largest throughput demand of one block, ``L`` its exposed latency. The other ``k - 1``
+   blocks issue while one waits; with ``k = 1`` nothing covers the wait. Kernel cycles =
+   the sum over waves + the launch overhead. ``breakdown`` sums each limit over the waves
+   as if it were alone (``latency``: the exposed latency); ``binding`` is the largest
+   (ties: the units before ``issue``).
 
 >>> import numpy as np
 >>> from tinycomp.targets.gpu_sim.counters import KernelCounters
@@ -49,13 +58,13 @@ from collections.abc import Mapping
 
 from tinycomp.targets.gpu_sim.cost_constants import DEFAULT_CONSTANTS, CostConstants
 from tinycomp.targets.gpu_sim.cost_estimate import LIMITS, Estimate
-from tinycomp.targets.gpu_sim.cost_memory import MemoryTraffic, memory_traffic
+from tinycomp.targets.gpu_sim.cost_memory import MemoryTraffic, memory_rounds, memory_traffic
 from tinycomp.targets.gpu_sim.counters import KernelCounters
 from tinycomp.targets.gpu_sim.occupancy import Occupancy
 from tinycomp.targets.gpu_sim.preset import GpuPreset
 from tinycomp.targets.gpu_sim.waves import waves
 
-__all__ = ["Estimate", "block_demand", "estimate", "warp_latency"]
+__all__ = ["Estimate", "block_demand", "estimate", "exposed_latency", "global_lines"]
 
 _UNITS = {
     "fp32": ("fp32", "fp16"),
@@ -67,8 +76,6 @@ _UNITS = {
         "atomic_global", "atomic_shared", "shuffle",
     ),
 }  # fmt: skip
-_ALU_CLASSES = ("fp32", "fp16", "fp64", "int", "sfu", "conversion", "vote", "shuffle")
-_ISSUE_ONLY = ("misc", "branch", "barrier", "st_global", "st_local", "st_shared")
 
 
 def _lanes(preset: GpuPreset, constants: CostConstants) -> dict[str, float]:
@@ -81,6 +88,25 @@ def _lanes(preset: GpuPreset, constants: CostConstants) -> dict[str, float]:
         "sfu": preset.sfu_lanes_per_sm,
         "ld/st": preset.ldst_lanes_per_sm,
     }
+
+
+def global_lines(mean: Mapping[str, float], kind: str, preset: GpuPreset) -> float:
+    """128 B lines one block's global ``kind`` ("load" or "store") requests touch.
+
+    >>> from tinycomp.targets.gpu_sim.preset import lookup_preset
+    >>> a100 = lookup_preset("a100")
+    >>> strided = {"global_load_requests": 1, "global_load_sectors": 32,
+    ...            "global_load_sectors_ideal": 4}  # 32 floats, 128 B apart
+    >>> wide = {"global_load_requests": 1, "global_load_sectors": 16,
+    ...         "global_load_sectors_ideal": 16}  # 32 float4s in a row
+    >>> global_lines(strided, "load", a100), global_lines(wide, "load", a100)
+    (29.0, 4.0)
+    """
+    requests = mean.get(f"global_{kind}_requests", 0.0)
+    sectors = mean.get(f"global_{kind}_sectors", 0.0)
+    ideal = mean.get(f"global_{kind}_sectors_ideal", sectors)
+    per_line = preset.line_bytes // preset.sector_bytes
+    return requests + max(0.0, ideal / per_line - requests) + max(0.0, sectors - ideal)
 
 
 def block_demand(
@@ -110,12 +136,12 @@ def block_demand(
         demand[unit] = sum(inst(c) for c in _UNITS[unit]) * warp / lanes
     shared = sum(mean.get(f"shared_{k}_wavefronts", 0.0) for k in ("load", "store", "atomic"))
     local = mean.get("local_load_bytes", 0.0) + mean.get("local_store_bytes", 0.0)
-    l1_bytes = (
-        traffic.l1_sectors_per_block * preset.sector_bytes
-        + shared * constants.shared_wavefront_bytes
-        + local
+    lines = (
+        global_lines(mean, "load", preset)
+        + global_lines(mean, "store", preset)
+        + mean.get("global_atomic_sectors", 0.0)
     )
-    demand["l1/shared"] = l1_bytes / preset.l1_bytes_per_cycle
+    demand["l1/shared"] = lines + shared + local / preset.l1_bytes_per_cycle
     demand["l2"] = traffic.l2_sectors_per_block * preset.sector_bytes / preset.l2_bytes_per_cycle
     demand["dram"] = (
         traffic.dram_sectors_per_block * preset.sector_bytes / preset.dram_bytes_per_cycle
@@ -123,43 +149,36 @@ def block_demand(
     return demand
 
 
-def warp_latency(
+def exposed_latency(
     mean: Mapping[str, float],
     warps_per_block: int,
     traffic: MemoryTraffic,
     preset: GpuPreset,
     constants: CostConstants = DEFAULT_CONSTANTS,
 ) -> float:
-    """One warp's serial latency in cycles (step 2 of the module docstring).
+    """Cycles one block waits for memory with none of its warps able to issue (step 2).
 
     >>> from tinycomp.targets.gpu_sim.cost_memory import MemoryTraffic
     >>> from tinycomp.targets.gpu_sim.preset import lookup_preset
     >>> traffic = MemoryTraffic(4, 4, 0.0, 4, 0.0, 4, 4)  # every load from DRAM
-    >>> warp_latency({"inst_fp32": 10.0, "inst_ld_global": 2.0}, 2, traffic,
-    ...              lookup_preset("a100"))
-    520.0
+    >>> mean = {"inst_ld_global": 4.0, "inst_branch": 8.0, "global_load_sectors": 4.0}
+    >>> exposed_latency(mean, 1, traffic, lookup_preset("a100"))  # 2 rounds of 4 loops
+    1000.0
     """
 
     def per_warp(name: str) -> float:
         return mean.get(name, 0.0) / warps_per_block
 
-    l1, l2, dram = traffic.load_level_fractions()
-    load = l1 * constants.l1_hit_latency + l2 * preset.latency_l2 + dram * preset.latency_dram
-    if not traffic.load_sectors_per_block:
-        load = preset.latency_l2
-    shared_requests = per_warp("shared_load_requests")
-    extra_wavefronts = max(0.0, per_warp("shared_load_wavefronts") - shared_requests)
-    cycles = (
-        sum(per_warp(f"inst_{c}") for c in (*_ALU_CLASSES, *_ISSUE_ONLY)) * preset.latency_alu
-        + per_warp("inst_ld_shared") * preset.latency_shared
-        + extra_wavefronts
-        + per_warp("inst_ld_global") * load
-        + per_warp("inst_ld_local") * constants.l1_hit_latency
-        + per_warp("inst_atomic_global") * preset.latency_l2
-        + per_warp("inst_atomic_shared") * preset.latency_shared
+    rounds = memory_rounds(mean, warps_per_block)
+    global_rounds = min(per_warp("inst_ld_global") + per_warp("inst_atomic_global"), rounds)
+    shared_rounds = min(per_warp("inst_ld_shared") + per_warp("inst_atomic_shared"), rounds)
+    dram_fraction = 1.0 - traffic.l2_hit_fraction if traffic.l2_sectors_per_block else 1.0
+    global_latency = preset.latency_l2 + dram_fraction * (preset.latency_dram - preset.latency_l2)
+    return (
+        global_rounds * global_latency
+        + shared_rounds * preset.latency_shared
         + per_warp("atomic_conflicts") * constants.atomic_conflict_cycles
     )
-    return cycles / constants.instruction_level_parallelism
 
 
 def _check(counters: KernelCounters, preset: GpuPreset, occ: Occupancy) -> None:
@@ -196,7 +215,7 @@ def estimate(
     mean = {name: float(values.mean()) for name, values in counters.per_block.items()}
     traffic = memory_traffic(counters, preset, occupancy, array_bytes, constants)
     demand = block_demand(mean, traffic, preset, constants)
-    latency = warp_latency(mean, occupancy.warps_per_block, traffic, preset, constants)
+    latency = exposed_latency(mean, occupancy.warps_per_block, traffic, preset, constants)
     schedule = waves(preset, counters.blocks_total, occupancy.blocks_per_sm)
 
     breakdown = dict.fromkeys(LIMITS, 0.0)
@@ -207,13 +226,14 @@ def estimate(
         if count == 0:
             continue
         k, busy = schedule.busiest_sm_blocks(wave), schedule.active_sms(wave)
-        times = {limit: k * demand[limit] for limit in demand}
-        times["l2"] *= busy
-        times["dram"] *= busy
-        times["latency"] = latency
-        for limit, t in times.items():
-            breakdown[limit] += t * count
-        cycles += max(times.values()) * count
+        one_block = dict(demand)
+        one_block["l2"] *= busy
+        one_block["dram"] *= busy
+        widest = max(one_block.values())
+        for limit, t in one_block.items():
+            breakdown[limit] += k * t * count
+        breakdown["latency"] += latency * count
+        cycles += max(k * widest, widest + latency) * count
     breakdown["launch"] = preset.launch_overhead_us * preset.clock_ghz * 1e3
     cycles += breakdown["launch"]
 

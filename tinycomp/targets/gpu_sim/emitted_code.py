@@ -137,9 +137,7 @@ class EmittedCode:
 
     @staticmethod
     def _integer_op(op: Operation) -> bool:
-        return all(_is_integer(x) for x in op.operands) and all(
-            _is_integer(r) for r in op.results
-        )
+        return all(_is_integer(x) for x in op.operands) and all(_is_integer(r) for r in op.results)
 
     def _visit_integer(self, op: Operation) -> None:
         if all(x in self._static for x in op.operands):

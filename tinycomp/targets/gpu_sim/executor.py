@@ -9,8 +9,9 @@
    ``arith`` or ``math`` op runs through the interpreter's rule.
 4. A block becomes a ``CompiledBlock``: its closures, the slots its terminator yields,
    and its static histogram of instruction classes, as ptxas would emit the code
-   (``emitted_code.py``: fused multiply-adds, unrolled loops, private arrays in registers). Running it under a mask tallies
-   ``histogram x active warps`` (computed once per mask) and runs the closures.
+   (``emitted_code.py``: fused multiply-adds, unrolled loops, private arrays in
+   registers). Running it under a mask tallies ``histogram x active warps`` (computed
+   once per mask) and runs the closures.
 
 >>> from tinycomp.ir import parse
 >>> module = parse('''gpu.module @m {

@@ -51,6 +51,19 @@ def sorted_unique(values: np.ndarray) -> np.ndarray:
     return values[keep]
 
 
+def _runs(shifts: tuple[int, ...]) -> np.ndarray:
+    """Sorted shifts as ``(first, last)`` rows of consecutive integers.
+
+    >>> _runs((0, 1, 2, 5, 6)).tolist()
+    [[0, 2], [5, 6]]
+    """
+    values = np.array(shifts, np.int64)
+    breaks = np.flatnonzero(np.diff(values) != 1)
+    firsts = values[np.concatenate([[0], breaks + 1])]
+    lasts = values[np.concatenate([breaks, [len(values) - 1]])]
+    return np.stack([firsts, lasts], axis=1)
+
+
 class FootprintTracker:
     """Sectors touched per block and per global array, for one chunk."""
 
@@ -109,6 +122,9 @@ class FootprintTracker:
             return (steps[:, None] + base).reshape(-1)
         if shifts != (0,):
             pairs = sorted_unique(owner * size + values)
+            runs = _runs(shifts)
+            if len(runs) * 4 <= len(shifts):  # consecutive shifts: one interval per run
+                return self._interval_keys(spec, pairs, runs, nbytes)
             owner = pairs // size
             values = ((pairs - owner * size)[:, None] + np.array(shifts, np.int64)).reshape(-1)
             owner = np.repeat(owner, len(shifts))
@@ -120,6 +136,22 @@ class FootprintTracker:
         if len(keys) > 1 and bool((keys[1:] >= keys[:-1]).all()):
             return sorted_unique(keys)  # already in order: dropping repeats is cheap
         return keys
+
+    def _interval_keys(
+        self, spec: BufferSpec, pairs: np.ndarray, runs: np.ndarray, nbytes: int
+    ) -> np.ndarray:
+        """The sectors of ``block * size + value`` pairs each shifted by every element of
+        the runs ``[first, last]``: per pair and run, the interval of sectors between the
+        first byte of the first shift and the last byte of the last."""
+        size, eb = spec.size, spec.element_bytes
+        owner = pairs // size
+        values = pairs - owner * size
+        lo = ((values[:, None] + runs[:, 0]) * eb) >> 5
+        hi = ((values[:, None] + runs[:, 1]) * eb + (nbytes - 1)) >> 5
+        base = (owner * spec.sectors)[:, None]
+        starts, lengths = (base + lo).reshape(-1), (hi - lo + 1).reshape(-1)
+        ends = np.cumsum(lengths)
+        return np.repeat(starts - (ends - lengths), lengths) + np.arange(int(ends[-1]))
 
     def _expand(self) -> None:
         memo: dict[tuple[Any, ...], np.ndarray] = {}

@@ -6,9 +6,11 @@ scan over the kernel would:
 
 1. Number the ops of the kernel in program order (pre-order, nested regions inside their
    op; the blocks of an early exit in their topological order).
-2. Give each value a size in 32-bit registers (``value_registers``): f32, i32, f16 and bf16
-   take 1 (f16 would share half a register; counted as 1 to keep it simple), i64, f64 and
-   ``index`` take 2, a ``vector<4xf32>`` 4, i1 none (predicate registers), a constant none
+2. Give each value a size in 32-bit registers (``value_registers``): f32, i32, ``index``,
+   f16 and bf16 take 1 (f16 would share half a register; counted as 1 to keep it simple;
+   ``index`` is 32-bit arithmetic, as CUDA C's ``int`` indices and MLIR's
+   ``convert-gpu-to-nvvm{index-bitwidth=32}`` make it), i64 and f64 take 2, a
+   ``vector<4xf32>`` 4, i1 none (predicate registers), a constant none
    (it becomes an immediate), a global memref 2 (a 64-bit address), a workgroup memref none
    (its base is a constant of the shared window). A private attribution is a register array
    (ptxas keeps it in registers when every index is known, as a register tile is): all its
@@ -102,14 +104,14 @@ def value_registers(type: Type) -> int:
 
     >>> from tinycomp.ir.types import VectorType, f32, i1, index
     >>> value_registers(f32), value_registers(index), value_registers(i1)
-    (1, 2, 0)
+    (1, 1, 0)
     >>> value_registers(VectorType((4,), f32))
     4
     """
     if isinstance(type, IntegerType):
         return 0 if type.width == 1 else -(-type.width // 32)
     if isinstance(type, IndexType):
-        return 2
+        return 1
     if isinstance(type, FloatType):
         return 2 if type.width == 64 else 1
     if isinstance(type, VectorType):

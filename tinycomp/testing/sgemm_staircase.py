@@ -1,0 +1,175 @@
+"""The SGEMM staircase: the cost model's GFLOP/s for each worklog kernel beside the measured.
+
+``sgemm_staircase()`` runs each kernel of ``sgemm_worklog`` on the simulator at
+``M = N = K = size`` (a few blocks of the grid, ``sample_blocks``; the counters are scaled
+to the whole grid), asks the cost model for its time on the preset, and sets the
+predicted GFLOP/s (``flops = 2 M N K``) beside what an RTX A6000 measured. The table it
+returns is the test of the cost model: the kernels must come out in the measured order,
+and each step's predicted speed-up must be within a factor of 2 of the measured one.
+
+1. Build ``A``, ``B``, ``C`` (random float32, ``size x size``) once; every kernel reads them.
+2. Per kernel: ``tinycomp.gpu.launch`` on ``sample_blocks`` blocks (the IR cleaned up as
+   ``nvcc -O3`` would, the registers estimated for the occupancy), then the cost again with
+   the arrays' sizes known (they cap the footprint of a sampled run).
+3. Per step: predicted and measured speed-ups, and their ratio.
+
+>>> from tinycomp.testing.sgemm_staircase import StaircaseRow
+>>> row = StaircaseRow("naive", 300.0, 309.0, None, None, "l1/shared", 16, 1, "warps")
+>>> round(row.ratio, 3), row.step_ratio
+(0.971, None)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tinycomp.gpu.launch import launch
+from tinycomp.targets.gpu_sim.cost_model import Estimate, estimate
+from tinycomp.testing.sgemm_worklog import MEASURED_GFLOPS, SGEMM_KERNELS, SgemmKernel
+
+__all__ = ["Staircase", "StaircaseRow", "sgemm_staircase"]
+
+
+@dataclass(frozen=True)
+class StaircaseRow:
+    """One kernel of the staircase."""
+
+    kernel: str
+    predicted_gflops: float
+    measured_gflops: float
+    predicted_step: float | None
+    """Speed-up over the kernel before (``None`` for the first)."""
+    measured_step: float | None
+    binding: str
+    """The limit the cost model says binds."""
+    registers: int
+    blocks_per_sm: int
+    occupancy_limit: str
+
+    @property
+    def ratio(self) -> float:
+        """Predicted over measured GFLOP/s."""
+        return self.predicted_gflops / self.measured_gflops
+
+    @property
+    def step_ratio(self) -> float | None:
+        """Predicted step speed-up over the measured one (1.0: the step is right)."""
+        if self.predicted_step is None or self.measured_step is None:
+            return None
+        return self.predicted_step / self.measured_step
+
+
+@dataclass(frozen=True)
+class Staircase:
+    """The predicted and measured GFLOP/s of the worklog's kernels, in the worklog's order."""
+
+    preset: str
+    size: int
+    sample_blocks: int
+    rows: tuple[StaircaseRow, ...]
+    estimates: dict[str, Estimate]
+
+    def in_measured_order(self) -> bool:
+        """Whether the predicted GFLOP/s rise from kernel to kernel as the measured do.
+
+        >>> row = lambda name, p, m: StaircaseRow(name, p, m, None, None, "fp32", 8, 1, "warps")
+        >>> Staircase("a6000", 4096, 1, (row("a", 1, 1), row("b", 3, 2)), {}).in_measured_order()
+        True
+        """
+        predicted = [r.predicted_gflops for r in self.rows]
+        measured = [r.measured_gflops for r in self.rows]
+        order = list(np.argsort(predicted, kind="stable"))
+        return order == list(np.argsort(measured, kind="stable"))
+
+    def worst_step_factor(self) -> float:
+        """The largest factor by which a predicted step speed-up misses the measured one.
+
+        >>> row = lambda p, m, s, t: StaircaseRow("k", p, m, s, t, "fp32", 8, 1, "warps")
+        >>> Staircase("a6000", 4096, 1, (row(1, 1, None, None), row(3, 2, 3.0, 2.0)),
+        ...           {}).worst_step_factor()
+        1.5
+        """
+        ratios = [r.step_ratio for r in self.rows if r.step_ratio is not None]
+        return max((max(x, 1 / x) for x in ratios), default=1.0)
+
+    def __str__(self) -> str:
+        lines = [
+            f"SGEMM {self.size}^3 on {self.preset} ({self.sample_blocks} sampled blocks per "
+            "kernel): predicted against measured (Boehm 2022, RTX A6000)",
+            f"{'kernel':<14}{'predicted':>10}{'measured':>10}{'ratio':>7}"
+            f"{'step':>7}{'meas.':>7}   {'binds':<10}{'regs':>5}  occupancy",
+        ]
+        for r in self.rows:
+            step = f"{r.predicted_step:.2f}x" if r.predicted_step else "-"
+            measured = f"{r.measured_step:.2f}x" if r.measured_step else "-"
+            lines.append(
+                f"{r.kernel:<14}{r.predicted_gflops:>10.0f}{r.measured_gflops:>10.0f}"
+                f"{r.ratio:>7.2f}{step:>7}{measured:>7}   {r.binding:<10}{r.registers:>5}  "
+                f"{r.blocks_per_sm} blocks/SM ({r.occupancy_limit})"
+            )
+        order = "yes" if self.in_measured_order() else "no"
+        lines.append(
+            f"in the measured order: {order}; worst step off by {self.worst_step_factor():.2f}x"
+        )
+        return "\n".join(lines)
+
+
+def _run(entry: SgemmKernel, args: list, size: int, preset: str, sample_blocks: int):
+    result = launch(
+        entry.kernel,
+        grid=entry.grid(size, size, size),
+        block=entry.block,
+        args=args,
+        preset=preset,
+        sanitize=False,
+        sample_blocks=sample_blocks,
+    )
+    sizes = {"A": args[0].nbytes, "B": args[1].nbytes, "C": args[2].nbytes}
+    cost = estimate(
+        result.counters, result.preset, result.occupancy, flops=2.0 * size**3, array_bytes=sizes
+    )
+    return cost, result.registers.registers, result.occupancy
+
+
+def sgemm_staircase(
+    preset: str = "a6000", size: int = 4096, sample_blocks: int = 2, seed: int = 0
+) -> Staircase:
+    """Estimate every worklog kernel at ``size``^3 and set it beside the measured GFLOP/s.
+
+    >>> table = sgemm_staircase(size=256, sample_blocks=1)  # doctest: +SKIP
+    >>> table.in_measured_order()  # doctest: +SKIP
+    True
+    """
+    for entry in SGEMM_KERNELS:
+        if size % entry.multiple_of:
+            raise ValueError(
+                f"sgemm_staircase: size {size} is not a multiple of {entry.multiple_of}, "
+                f"which kernel '{entry.name}' needs (it does not guard the edges)"
+            )
+    rng = np.random.default_rng(seed)
+    a, b, c = (rng.standard_normal((size, size), dtype=np.float32) for _ in range(3))
+    args = [a, b, c, np.int32(size), np.int32(size), np.int32(size)]
+    args += [np.float32(1.5), np.float32(0.5)]
+    rows, estimates, before = [], {}, None
+    for entry in SGEMM_KERNELS:
+        cost, registers, occ = _run(entry, args, size, preset, sample_blocks)
+        measured = MEASURED_GFLOPS[entry.name]
+        predicted = cost.achieved_gflops
+        rows.append(
+            StaircaseRow(
+                kernel=entry.name,
+                predicted_gflops=predicted,
+                measured_gflops=measured,
+                predicted_step=predicted / before[0] if before else None,
+                measured_step=measured / before[1] if before else None,
+                binding=cost.binding,
+                registers=registers,
+                blocks_per_sm=occ.blocks_per_sm,
+                occupancy_limit=occ.binding,
+            )
+        )
+        estimates[entry.name] = cost
+        before = (predicted, measured)
+    return Staircase(preset, size, sample_blocks, tuple(rows), estimates)

@@ -11,6 +11,8 @@ would charge a kernel for instructions no GPU runs. ``cleaned_up`` runs, on a co
    loop (never a barrier, a shuffle or a vote: they are convergent, and never a load).
 
 ``gpu.launch(..., optimize=False)`` skips it and simulates the IR as written.
+``cleaned_once`` keeps the copy of each module it was given (a kernel's specialisation
+is built once and never changed, so its cleanup need not be redone at every launch).
 
 >>> from tinycomp.ir import parse
 >>> module = parse('''
@@ -40,10 +42,12 @@ True
 
 from __future__ import annotations
 
+import weakref
+
 from tinycomp.ir import ModuleOp, Operation
 from tinycomp.passes import PassManager
 
-__all__ = ["CLEANUP_PIPELINE", "cleaned_up"]
+__all__ = ["CLEANUP_PIPELINE", "cleaned_once", "cleaned_up"]
 
 CLEANUP_PIPELINE = "canonicalize,cse,loop-invariant-code-motion"
 """The passes ``gpu.launch`` runs on a kernel's IR before simulating it."""
@@ -65,4 +69,25 @@ def cleaned_up(module: ModuleOp | Operation) -> ModuleOp | Operation:
     """
     copy = module.clone()
     PassManager.parse(CLEANUP_PIPELINE, print_after_each=False).run(copy)
+    return copy
+
+
+_CLEANED: weakref.WeakKeyDictionary[Operation, Operation] = weakref.WeakKeyDictionary()
+"""Module -> its cleaned copy (dropped with the module)."""
+
+
+def cleaned_once(module: ModuleOp | Operation) -> ModuleOp | Operation:
+    """``cleaned_up(module)``, computed the first time and kept while ``module`` lives: the
+    same copy comes back for the same module object. For IR that is never changed in
+    place (``Kernel.specialize`` builds each specialisation once); the copy is shared, so
+    copy it before changing it.
+
+    >>> from tinycomp.ir import parse
+    >>> m = parse("gpu.module @kernels { gpu.func @k() kernel { gpu.return } }")
+    >>> cleaned_once(m) is cleaned_once(m), cleaned_once(m) is m
+    (True, False)
+    """
+    copy = _CLEANED.get(module)
+    if copy is None:
+        copy = _CLEANED[module] = cleaned_up(module)
     return copy

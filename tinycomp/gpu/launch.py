@@ -13,6 +13,13 @@ about the run:
 2. the cost model: cycles and seconds on the preset's GPU, the limit that binds, and a
    breakdown, from the counters the simulator kept.
 
+What depends only on the kernel's IR is done once per specialisation and kept: the
+cleaned copy, the ``gpu.func`` to run, its register estimate and the simulator's
+compiled program (per buffer shapes and scalar values). A later launch of the same
+specialisation binds its arguments and runs; the cleaned copy is shared by those
+launches (``result.module``: copy it before changing it). IR passed in directly is
+cleaned (and compiled) again at every launch, since it may have changed since.
+
 >>> import numpy as np
 >>> from tinycomp import gpu
 >>> @gpu.kernel
@@ -27,13 +34,14 @@ about the run:
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tinycomp.dialects.gpu import GPUFuncOp
 from tinycomp.frontend.simt import Kernel
-from tinycomp.gpu.cleanup import cleaned_up
+from tinycomp.gpu.cleanup import cleaned_once, cleaned_up
 from tinycomp.ir import ModuleOp, Operation
 from tinycomp.targets.gpu_sim.cost_model import Estimate, estimate
 from tinycomp.targets.gpu_sim.counters import KernelCounters
@@ -125,12 +133,21 @@ def launch(
     """
     chip = lookup_preset(preset)
     args = list(args)
-    written = kernel.specialize(*args) if isinstance(kernel, Kernel) else kernel
-    name = written.sym_name if isinstance(written, GPUFuncOp) else None
-    module = _outermost(written)
-    if optimize:
-        module = cleaned_up(module)
-    func = _kernel_func(module, name)
+    if isinstance(kernel, Kernel):  # built once per signature and never changed: keep
+        written = kernel.specialize(*args)
+        module = cleaned_once(written) if optimize else written
+        found = _PREPARED.get(module)
+        if found is None:
+            func = _kernel_func(module, None)
+            found = _PREPARED[module] = (func, estimate_registers(func))
+        func, registers = found
+    else:
+        name = kernel.sym_name if isinstance(kernel, GPUFuncOp) else None
+        module = _outermost(kernel)
+        if optimize:
+            module = cleaned_up(module)
+        func = _kernel_func(module, name)
+        registers = estimate_registers(func)
     run = simulate(
         func,
         grid=grid,
@@ -141,8 +158,8 @@ def launch(
         trace_warp=trace_warp,
         sample_blocks=sample_blocks,
         step_limit=step_limit,
+        keep_compiled=isinstance(kernel, Kernel),
     )
-    registers = estimate_registers(func)
     occ = occupancy(chip, run.threads_per_block, registers.registers, run.shared_bytes)
     cost = estimate(run.counters, chip, occ, flops=flops)
     return LaunchResult(
@@ -157,6 +174,12 @@ def launch(
         estimate=cost,
         trace=run.trace,
     )
+
+
+_PREPARED: weakref.WeakKeyDictionary[Operation, tuple[GPUFuncOp, RegisterEstimate]] = (
+    weakref.WeakKeyDictionary()
+)
+"""A specialisation's module (cleaned or as written) -> its kernel and register estimate."""
 
 
 def _outermost(op: Operation) -> Operation:

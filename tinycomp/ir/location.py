@@ -34,6 +34,8 @@ class Location:
 
 DEFAULT_FILE = "<input>"
 """The file name the parser records for text that came from a string."""
+NOTEBOOK_CELL = "<notebook cell>"
+"""The file name of code defined in a notebook cell (the kernel DSL records it)."""
 
 
 def describe_location(location: Location | None) -> str:
@@ -46,4 +48,6 @@ def describe_location(location: Location | None) -> str:
         return ""
     if location.file == DEFAULT_FILE:
         return f" at line {location.line}"
+    if location.file == NOTEBOOK_CELL:
+        return f" at line {location.line} of the notebook cell"
     return f" at {location.file}:{location.line}"

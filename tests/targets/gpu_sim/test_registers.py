@@ -1,8 +1,9 @@
 """The register estimate on small kernels whose live sets are counted by hand in comments.
 
-Sizes (registers.py): index 2, f32/i32 1, i1 0, constants 0, global memref 2, vector<4xf32>
-4, a private memref<8xf32> 8 for the whole kernel. The count at an op is what is live
-after it plus its results; an operand whose last use is the op is not counted there.
+Sizes (registers.py): index 1 (32-bit index arithmetic), f32/i32 1, i1 0, constants 0,
+global memref 2, vector<4xf32> 4, a private memref<8xf32> 8 for the whole kernel. The count
+at an op is what is live after it plus its results; an operand whose last use is the op is
+not counted there.
 """
 
 from __future__ import annotations
@@ -42,20 +43,20 @@ def kernel(text: str):
 def test_saxpy_by_hand():
     estimate = estimate_registers(kernel(SAXPY))
     # live-in: a 1 + x 2 + y 2 + n 1 = 6
-    # tx: 6+2 = 8; bx: 10; bd: 12 (the peak); muli (bx, bd die): 6 + tx 2 + t 2 = 10
-    # addi (t, tx die): 6 + i 2 = 8; index_cast (n dies): 5 + i 2 + nn 2 = 9
-    # cmpi (nn dies, i1 free): 7; scf.if: 7; load x (x dies): a 1 + y 2 + i 2 + xv 1 = 6
-    # load y: 7; mulf (a, xv die): y 2 + i 2 + yv 1 + p 1 = 6; addf: y 2 + i 2 + r 1 = 5
+    # tx: 6+1 = 7; bx: 8; bd: 9 (the peak); muli (bx, bd die): 6 + tx 1 + t 1 = 8
+    # addi (t, tx die): 6 + i 1 = 7; index_cast (n dies): 5 + i 1 + nn 1 = 7
+    # cmpi (nn dies, i1 free): 6; scf.if: 6; load x (x dies): a 1 + y 2 + i 1 + xv 1 = 5
+    # load y: 6; mulf (a, xv die): y 2 + i 1 + yv 1 + p 1 = 5; addf: y 2 + i 1 + r 1 = 4
     # store: 0, yield 0, return 0
-    assert [p.live for p in estimate.timeline] == [8, 10, 12, 10, 8, 9, 7, 7, 6, 7, 6, 5, 0, 0, 0]
-    assert estimate.peak_live == 12
+    assert [p.live for p in estimate.timeline] == [7, 8, 9, 8, 7, 7, 6, 6, 5, 6, 5, 4, 0, 0, 0]
+    assert estimate.peak_live == 9
     assert estimate.peak_op == "gpu.block_dim"
     assert estimate.peak_line == 5  # the text's line of %bd
     assert estimate.overhead == OVERHEAD == 2
-    assert estimate.registers == 14  # 12 + 2, already even
+    assert estimate.registers == 12  # 9 + 2 = 11, rounded up to even
     assert estimate.spilled == 0
     assert [p.depth for p in estimate.timeline][7:10] == [0, 1, 1]
-    assert "14 registers" in str(estimate) and "gpu.block_dim" in str(estimate)
+    assert "12 registers" in str(estimate) and "gpu.block_dim" in str(estimate)
 
 
 def accumulators_kernel(count: int) -> str:
@@ -90,25 +91,25 @@ def accumulators_kernel(count: int) -> str:
 def test_loop_with_eight_accumulators_by_hand():
     estimate = estimate_registers(kernel(accumulators_kernel(8)))
     live = [p.live for p in estimate.timeline]
-    # constants take none; live-in a 2 + out 2 + n 2 = 6; tx: 8
-    assert live[:4] == [6, 6, 6, 8]
-    # scf.for (n dies): a 2 + out 2 + tx 2 + k 2 + 8 iter_args = 16
-    # load: + v 1 = 17 (a stays live to the loop's end: every iteration reads it)
-    # each addf's result shares its iter_arg's register; v dies at the last addf: 16
-    assert live[4:14] == [16, 17, 17, 17, 17, 17, 17, 17, 17, 16]
-    assert live[14] == 16  # the yield: the iter_args are live to the end of the loop
-    # after the loop: out 2 + tx 2 + results; the first add frees r#0, r#1: 4 + 6 + 1 = 11
-    assert live[15] == 11
-    assert estimate.peak_live == 17 and estimate.peak_op == "memref.load"
-    assert estimate.registers == 20  # 17 + 2 = 19, rounded up to even
+    # constants take none; live-in a 2 + out 2 + n 1 = 5; tx: 6
+    assert live[:4] == [5, 5, 5, 6]
+    # scf.for (n dies): a 2 + out 2 + tx 1 + k 1 + 8 iter_args = 14
+    # load: + v 1 = 15 (a stays live to the loop's end: every iteration reads it)
+    # each addf's result shares its iter_arg's register; v dies at the last addf: 14
+    assert live[4:14] == [14, 15, 15, 15, 15, 15, 15, 15, 15, 14]
+    assert live[14] == 14  # the yield: the iter_args are live to the end of the loop
+    # after the loop: out 2 + tx 1 + results; the first add frees r#0, r#1: 3 + 6 + 1 = 10
+    assert live[15] == 10
+    assert estimate.peak_live == 15 and estimate.peak_op == "memref.load"
+    assert estimate.registers == 18  # 15 + 2 = 17, rounded up to even
 
 
 def test_random_accumulator_counts_follow_the_formula():
     rng = np.random.default_rng(7)
     for count in rng.integers(2, 40, size=5):
         estimate = estimate_registers(kernel(accumulators_kernel(int(count))))
-        # in the loop: a, out, tx, k (8) + count iter_args + v
-        assert estimate.peak_live == 8 + int(count) + 1
+        # in the loop: a, out, tx, k (6) + count iter_args + v
+        assert estimate.peak_live == 6 + int(count) + 1
         wanted = estimate.peak_live + 2
         assert estimate.registers == min(255, wanted + wanted % 2)
 
@@ -133,14 +134,14 @@ def test_value_defined_outside_two_loops_stays_live_through_the_outer():
 }"""
     estimate = estimate_registers(kernel(text))
     live = {(p.op, i): p.live for i, p in enumerate(estimate.timeline)}
-    # load %scale (tx dies): a 2 + n 2 + scale 1 = 5
-    assert live[("memref.load", 4)] == 5
-    # outer for: a 2 + n 2 + scale 1 + i 2 = 7; %w (unused) adds 1 at its load only
-    assert live[("scf.for", 5)] == 7 and live[("memref.load", 6)] == 8
-    # inner for: + j 2 = 9; mulf: + q 1 = 10; %scale is still live after its last use
+    # load %scale (tx dies): a 2 + n 1 + scale 1 = 4
+    assert live[("memref.load", 4)] == 4
+    # outer for: a 2 + n 1 + scale 1 + i 1 = 5; %w (unused) adds 1 at its load only
+    assert live[("scf.for", 5)] == 5 and live[("memref.load", 6)] == 6
+    # inner for: + j 1 = 6; mulf: + q 1 = 7; %scale is still live after its last use
     # (the loops run it again), as are a and n
-    assert live[("scf.for", 7)] == 9 and live[("arith.mulf", 8)] == 10
-    assert live[("memref.store", 9)] == 9
+    assert live[("scf.for", 7)] == 6 and live[("arith.mulf", 8)] == 7
+    assert live[("memref.store", 9)] == 6
     assert estimate.timeline[-1].live == 0  # gpu.return
 
 
@@ -164,7 +165,7 @@ def test_vectors_private_arrays_and_predicates():
 
 
 def test_value_sizes():
-    assert value_registers(IndexType()) == 2
+    assert value_registers(IndexType()) == 1  # 32-bit, as CUDA C's int indices
     assert value_registers(IntegerType(64)) == 2
     assert value_registers(IntegerType(32)) == 1
     assert value_registers(IntegerType(1)) == 0
@@ -187,11 +188,11 @@ def test_large_private_array_spills():
   }
 }"""
     estimate = estimate_registers(kernel(text))
-    # thread_id: out 2 + tx 2 + acc 300 = 304; load: + v 1 = 305
-    assert estimate.peak_live == 305 and estimate.peak_op == "memref.load"
+    # thread_id: out 2 + tx 1 + acc 300 = 303; load: + v 1 = 304
+    assert estimate.peak_live == 304 and estimate.peak_op == "memref.load"
     assert estimate.registers == 255
-    assert estimate.spilled == 305 + 2 - 255
-    assert "52 spilled" in str(estimate)
+    assert estimate.spilled == 304 + 2 - 255
+    assert "51 spilled" in str(estimate)
 
 
 def test_a_module_is_refused_with_its_kernels_named():

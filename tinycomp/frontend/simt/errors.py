@@ -23,11 +23,13 @@ from __future__ import annotations
 import ast
 import inspect
 import os
+import re
 import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
-from tinycomp.ir.location import Location
+from tinycomp.ir.location import NOTEBOOK_CELL, Location
 
 __all__ = ["KernelSource", "KernelSyntaxError"]
 
@@ -79,7 +81,8 @@ class KernelSource:
                 "in a file or a notebook cell",
                 name,
             ) from None
-        return cls.from_text("".join(lines), inspect.getsourcefile(fn) or "<unknown>", first_line)
+        file = display_file(inspect.getsourcefile(fn) or "<unknown>")
+        return cls.from_text("".join(lines), file, first_line)
 
     @classmethod
     def from_text(cls, text: str, file: str, first_line: int = 1) -> KernelSource:
@@ -127,3 +130,28 @@ class KernelSource:
         if line.strip():
             text += f"\n    {location.line} | {line.rstrip()}"
         return KernelSyntaxError(text, self.name, location)
+
+
+_PACKAGE_ROOT = Path(__file__).resolve().parents[3]
+"""The folder holding the ``tinycomp`` package (a checkout, or site-packages)."""
+_NOTEBOOK_CELL = re.compile(r"ipykernel_\d+[/\\]\d+\.py$")
+
+
+def display_file(path: str) -> str:
+    """How messages and IR locations name a kernel's file: a notebook cell as
+    ``<notebook cell>`` (its line numbers are the cell's), a file of the kit relative to
+    the kit, any other file by its name.
+
+    >>> display_file("/tmp/ipykernel_4242/3141592653.py")
+    '<notebook cell>'
+    >>> display_file("/home/student/work/my_kernels.py")
+    'my_kernels.py'
+    """
+    if _NOTEBOOK_CELL.search(path):
+        return NOTEBOOK_CELL
+    if path.startswith("<"):
+        return path
+    resolved = Path(path).resolve()
+    if resolved.is_relative_to(_PACKAGE_ROOT) and "site-packages" not in resolved.parts:
+        return resolved.relative_to(_PACKAGE_ROOT).as_posix()
+    return resolved.name

@@ -108,6 +108,8 @@ class ChunkState:
         """Per chunk: offsets, bounds checks and counters of access patterns seen before."""
         self.zeros = np.zeros(lanes.total, np.int64)
         self.cache_limit = max(32, (1 << 28) // (24 * lanes.total))
+        self.memo: Any = None
+        """The kept program's ``PatternMemo`` (counts found again by content), if any."""
         self.warp_epoch = np.zeros(lanes.warps, np.int64)
         """Per warp, how many ``syncwarp``\\ s it passed (race checks within a warp)."""
 

@@ -125,6 +125,10 @@ class Program:
         self.constant_values: dict[int, Any] = {}
         self.ids: list[tuple[int, Operation]] = []
         self.blocks: list[CompiledBlock] = []
+        self.memo: Any = None
+        """A ``PatternMemo`` when the program is kept between launches."""
+        self.plans: list[Any] = []
+        """The ``AccessPlan`` of every memory op (``release`` forgets their last run)."""
         self.emitted = EmittedCode(func)
         """What ptxas would emit: the free ops and the unrolled loops."""
         for value, constant in constants:
@@ -229,6 +233,12 @@ class Program:
         """Run every block of the chunk to the end."""
         self.start_chunk(st)
         self.body(st, st.lanes.full_mask)
+
+    def release(self) -> None:
+        """Forget what the last run left in the plans (its chunk's arrays), so that a kept
+        program holds no memory between launches."""
+        for plan in self.plans:
+            plan.last = None
 
     def body_histogram(self) -> dict[str, int]:
         """The static instruction classes of every block, added up (for a quick look)."""

@@ -75,6 +75,10 @@ class FootprintTracker:
         """Moves on whenever the records are expanded (sets handed out are then stale)."""
         self.keys: dict[str, list[np.ndarray]] = {}
         self.specs: dict[str, BufferSpec] = {}
+        self.memo: Any = None
+        """The kept program's ``PatternMemo``, if any (sector keys found again)."""
+        self.merged = False
+        """Whether some sector keys were merged (they are then not the memo's arrays)."""
 
     def uniforms(
         self, spec: BufferSpec, offsets: np.ndarray, arr: np.ndarray | None, nbytes: int
@@ -137,6 +141,23 @@ class FootprintTracker:
             return sorted_unique(keys)  # already in order: dropping repeats is cheap
         return keys
 
+    def _kept_keys(
+        self, spec: BufferSpec, offsets: np.ndarray, arr: np.ndarray | None,
+        shifts: tuple[int, ...], nbytes: int,
+    ) -> np.ndarray:  # fmt: skip
+        """``_sector_keys``, found in ``memo`` (an earlier launch's equal record) when
+        there is one."""
+        if self.memo is None:
+            return self._sector_keys(spec, offsets, arr, shifts, nbytes)
+        lanes = self.lanes
+        key = ("footprint", spec.size, spec.element_bytes, nbytes, shifts, lanes.blocks,
+               lanes.lanes_per_block)  # fmt: skip
+        keys = self.memo.find(key, (offsets, arr))
+        if keys is None:
+            keys = self._sector_keys(spec, offsets, arr, shifts, nbytes)
+            self.memo.keep(key, (offsets, arr), keys)
+        return keys
+
     def _interval_keys(
         self, spec: BufferSpec, pairs: np.ndarray, runs: np.ndarray, nbytes: int
     ) -> np.ndarray:
@@ -160,11 +181,12 @@ class FootprintTracker:
             key = (id(offsets), id(arr), shifts, spec.size, spec.element_bytes, nbytes)
             keys = memo.get(key)
             if keys is None:
-                keys = memo[key] = self._sector_keys(spec, offsets, arr, shifts, nbytes)
+                keys = memo[key] = self._kept_keys(spec, offsets, arr, shifts, nbytes)
             parts = self.keys.setdefault(spec.name, [])
             parts.append(keys)
             if len(parts) > 64:
                 parts[:] = [sorted_unique(np.concatenate(parts))]
+                self.merged = True
             self.specs[spec.name] = spec
         self.records.clear()
         self.pending = 0
@@ -174,6 +196,24 @@ class FootprintTracker:
         """Distinct sectors per block (all arrays together), and per array a bool per
         sector: touched by some block of the chunk."""
         self._expand()
+        if self.memo is None or self.merged:
+            return self._count()
+        # every part is an array the memo holds: their identities name the result
+        parts = [
+            (name, self.specs[name].sectors, tuple(id(p) for p in found))
+            for name, found in self.keys.items()
+        ]
+        key = ("finish", self.lanes.blocks, tuple(parts))
+        held = tuple(p for found in self.keys.values() for p in found)
+        kept = self.memo.find(key, ())
+        if kept is None:
+            kept = (held, *self._count())
+            self.memo.keep(key, (), kept)
+        self.keys.clear()
+        _, per_block, touched = kept
+        return per_block.copy(), {name: hit.copy() for name, hit in touched.items()}
+
+    def _count(self) -> tuple[np.ndarray, dict[str, np.ndarray]]:
         blocks = self.lanes.blocks
         per_block = np.zeros(blocks, np.int64)
         touched: dict[str, np.ndarray] = {}

@@ -119,7 +119,7 @@ class AccessPlan:
                 residue = u % last[9]
                 contribution = by_residue.get(residue)
             if contribution is None:
-                contribution = self._contribution(st, m, V + u, (id(V), residue))
+                contribution = self._counted(st, m, V, u, (id(V), residue), last[9])
                 by_residue[residue] = contribution
         if contribution.count == 0:
             st.tallied.append(contribution)
@@ -127,6 +127,24 @@ class AccessPlan:
         if uniforms is not None:
             uniforms.add(u)
         return V, u
+
+    def _counted(
+        self, st: ChunkState, m: Mask, V: np.ndarray, u: int, pattern: tuple[int, int],
+        period: int,
+    ) -> Contribution:  # fmt: skip
+        """The counters of ``V + u`` under ``m``: kept from an earlier launch with equal
+        offsets and mask (``st.memo``), or counted now."""
+        memo = st.memo
+        if memo is None:
+            return self._contribution(st, m, V + u, pattern)
+        lanes = st.lanes
+        key = (self, pattern[1], period, lanes.blocks, lanes.lanes_per_block)
+        arrays = (V, m.arr)
+        items = memo.find(key, arrays)
+        if items is None:
+            items = self._contribution(st, m, V + u, pattern).items
+            memo.keep(key, arrays, items)
+        return Contribution(items)
 
     def _period_of(self, st: ChunkState, V: np.ndarray) -> int:
         """The period of ``u`` for these offsets: 1 when every lane's address is the same

@@ -45,6 +45,7 @@ def make_plan(
         )
     plan = AccessPlan(op, spec, slots, access, width, c.run)
     plan.in_registers = op in c.emitted.registers
+    c.plans.append(plan)
     return plan
 
 

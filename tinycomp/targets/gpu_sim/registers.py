@@ -39,7 +39,7 @@ scan over the kernel would:
 ... }''')
 >>> estimate = estimate_registers(module.body.first_op.body.first_op)
 >>> estimate.peak_live, estimate.registers, estimate.peak_op
-(6, 8, 'gpu.thread_id')
+(5, 8, 'gpu.thread_id')
 """
 
 from __future__ import annotations

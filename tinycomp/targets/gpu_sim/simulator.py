@@ -43,6 +43,7 @@ import numpy as np
 
 from tinycomp.ir.operation import Operation
 from tinycomp.targets.gpu_sim.arguments import bind_arguments
+from tinycomp.targets.gpu_sim.compiled_cache import kept_program
 from tinycomp.targets.gpu_sim.context import ChunkState, RunContext
 from tinycomp.targets.gpu_sim.counters import KernelCounters
 from tinycomp.targets.gpu_sim.errors import UNCHANGED, LaunchError
@@ -50,6 +51,7 @@ from tinycomp.targets.gpu_sim.executor import Program
 from tinycomp.targets.gpu_sim.lanes import ChunkLanes
 from tinycomp.targets.gpu_sim.launch_config import DEFAULT_LANE_BUDGET, LaunchConfig
 from tinycomp.targets.gpu_sim.memory import BufferStorage
+from tinycomp.targets.gpu_sim.pattern_memo import MEMO_LANES
 from tinycomp.targets.gpu_sim.preset import GpuPreset, lookup_preset
 from tinycomp.targets.gpu_sim.sanitizer import RaceShadow
 from tinycomp.targets.gpu_sim.trace import WarpTrace
@@ -150,6 +152,7 @@ def simulate(
     step_limit: int = 10_000_000,
     kernel: str | None = None,
     lane_budget: int = DEFAULT_LANE_BUDGET,
+    keep_compiled: bool = False,
 ) -> SimulationRun:
     """Run the kernel over the grid; results are written into ``args``' arrays in place.
 
@@ -161,6 +164,8 @@ def simulate(
     simulated at once (whole blocks; the chunk also stays under about 1 GB); the results
     and counters do not depend on it. ``step_limit`` bounds the loop iterations of the
     whole launch (a kernel past it is reported as one that may not terminate).
+    ``keep_compiled=True`` promises that the ``gpu.func`` is not changed in place between
+    runs: its compiled program is then kept and reused (``compiled_cache.py``).
     """
     func = find_kernel(module_or_func, kernel)
     name = func.attributes["sym_name"].value
@@ -179,7 +184,11 @@ def simulate(
         xyz = tuple(int(c[0]) for c in config.block_coordinates(np.array([linear])))
         recorder = TraceRecorder(name, linear, warp, xyz)  # type: ignore[arg-type]
     run = RunContext(name, sanitize, step_limit, chip.independent_thread_scheduling, trace=recorder)
-    program = Program(func, run, bound.by_value, constants=bound.scalars)
+    if keep_compiled:
+        program = kept_program(func, run, bound)
+        run = program.run
+    else:
+        program = Program(func, run, bound.by_value, constants=bound.scalars)
     block_ids = config.block_ids(sample_blocks)
     if recorder is not None and recorder.block not in set(block_ids.tolist()):
         block_ids = np.union1d(block_ids, [recorder.block])
@@ -187,31 +196,45 @@ def simulate(
     counters.blocks_total = config.blocks_total
     copies = {index: array.copy().reshape(-1) for index, array in bound.arrays.items()}
     touched: dict[str, np.ndarray] = {}
-    start = 0
     budget = _lane_budget(program, config, bound, lane_budget)
-    with np.errstate(all="ignore"):
-        for chunk in config.chunks(budget, block_ids):
-            lanes = ChunkLanes(config, chunk)
-            st = ChunkState(run, lanes, len(program.slots))
-            for spec in bound.specs:
-                storage = BufferStorage(spec, lanes, sanitize, copies.get(spec.index))
-                if sanitize and spec.space == "shared":
-                    storage.shadow = RaceShadow(lanes.blocks * spec.size, lanes)
-                st.buffers.append(storage)
-            program.run_chunk(st)
-            totals = st.flush()
-            per_block, hit = st.footprint.finish()
-            totals["global_distinct_sectors"] += per_block
-            for counter, values in totals.items():
-                counters.per_block[counter][start : start + lanes.blocks] += values
-            for array_name, sectors in hit.items():
-                touched[array_name] = (
-                    touched[array_name] | sectors if array_name in touched else sectors
-                )
-            start += lanes.blocks
+    try:
+        with np.errstate(all="ignore"):
+            _run_chunks(program, config, bound, copies, budget, block_ids, counters, touched)
+    finally:
+        program.release()
     counters.footprint_sectors = {k: int(v.sum()) for k, v in touched.items()}
     if not counters.sampled:
         for index, array in bound.arrays.items():
             np.copyto(array, copies[index].reshape(array.shape))
     trace = recorder.trace if recorder else None
     return SimulationRun(name, config, chip, counters, trace, bound.shared_bytes)
+
+
+def _run_chunks(
+    program: Program, config: LaunchConfig, bound: Any, copies: dict[int, np.ndarray],
+    budget: int, block_ids: np.ndarray, counters: KernelCounters, touched: dict[str, np.ndarray],
+) -> None:  # fmt: skip
+    """Run the blocks chunk by chunk; add each chunk's counters and footprint."""
+    run, sanitize = program.run, program.run.sanitize
+    start = 0
+    for chunk in config.chunks(budget, block_ids):
+        lanes = ChunkLanes(config, chunk)
+        st = ChunkState(run, lanes, len(program.slots))
+        if program.memo is not None and lanes.total <= MEMO_LANES:
+            st.memo = st.footprint.memo = program.memo
+        for spec in bound.specs:
+            storage = BufferStorage(spec, lanes, sanitize, copies.get(spec.index))
+            if sanitize and spec.space == "shared":
+                storage.shadow = RaceShadow(lanes.blocks * spec.size, lanes)
+            st.buffers.append(storage)
+        program.run_chunk(st)
+        totals = st.flush()
+        per_block, hit = st.footprint.finish()
+        totals["global_distinct_sectors"] += per_block
+        for counter, values in totals.items():
+            counters.per_block[counter][start : start + lanes.blocks] += values
+        for array_name, sectors in hit.items():
+            touched[array_name] = (
+                touched[array_name] | sectors if array_name in touched else sectors
+            )
+        start += lanes.blocks

@@ -7,10 +7,13 @@ predicted GFLOP/s (``flops = 2 M N K``) beside what an RTX A6000 measured. The t
 returns is the test of the cost model: the kernels must come out in the measured order,
 and each step's predicted speed-up must be within a factor of 2 of the measured one.
 
-1. Build ``A``, ``B``, ``C`` (random float32, ``size x size``) once; every kernel reads them.
-2. Per kernel: ``tinycomp.gpu.launch`` on ``sample_blocks`` blocks (the IR cleaned up as
-   ``nvcc -O3`` would, the registers estimated for the occupancy), then the cost again with
-   the arrays' sizes known (they cap the footprint of a sampled run).
+1. Per kernel: ``tinycomp.gpu.launch`` on ``sample_blocks`` blocks of the ``size x size``
+   grid, twice, at the depths ``K = 64`` and ``K = 128`` (random float32 inputs; the IR
+   cleaned up as ``nvcc -O3`` would, the registers estimated for the occupancy).
+2. Every counter of a block is affine in K (the block walks K a tile at a time), so the two
+   runs give the counters at ``K = size`` exactly (``extrapolate_counters``; a test checks
+   it against a real run); then the cost at ``size``^3, with the arrays' sizes known (they
+   cap the footprint of a sampled run).
 3. Per step: predicted and measured speed-ups, and their ratio.
 
 Where the model is wrong, and why. Kernels 5 to 10 come out 1.3-1.5x faster than measured:
@@ -36,6 +39,7 @@ import numpy as np
 
 from tinycomp.gpu.launch import launch
 from tinycomp.targets.gpu_sim.cost_model import Estimate, estimate
+from tinycomp.targets.gpu_sim.counters import extrapolate_counters
 from tinycomp.testing.sgemm_worklog import MEASURED_GFLOPS, SGEMM_KERNELS, SgemmKernel
 
 __all__ = ["Staircase", "StaircaseRow", "sgemm_staircase"]
@@ -105,8 +109,9 @@ class Staircase:
 
     def __str__(self) -> str:
         lines = [
-            f"SGEMM {self.size}^3 on {self.preset} ({self.sample_blocks} sampled blocks per "
-            "kernel): predicted against measured (Boehm 2022, RTX A6000)",
+            f"SGEMM {self.size}^3 on {self.preset} ({self.sample_blocks} sampled"
+            f" block{'s' if self.sample_blocks > 1 else ''} per kernel): predicted against"
+            " measured (Boehm 2022, RTX A6000)",
             f"{'kernel':<14}{'predicted':>10}{'measured':>10}{'ratio':>7}"
             f"{'step':>7}{'meas.':>7}   {'binds':<10}{'regs':>5}  occupancy",
         ]
@@ -125,25 +130,46 @@ class Staircase:
         return "\n".join(lines)
 
 
-def _run(entry: SgemmKernel, args: list, size: int, preset: str, sample_blocks: int):
-    result = launch(
-        entry.kernel,
-        grid=entry.grid(size, size, size),
-        block=entry.block,
-        args=args,
-        preset=preset,
-        sanitize=False,
-        sample_blocks=sample_blocks,
-    )
-    sizes = {"A": args[0].nbytes, "B": args[1].nbytes, "C": args[2].nbytes}
+SHORT_K = (64, 128)
+"""The two depths each kernel really runs at; the counters at ``K = size`` follow from them
+(every counter grows linearly with K: a block walks K one tile at a time)."""
+
+
+def _run(entry: SgemmKernel, size: int, preset: str, sample_blocks: int, rng) -> tuple:
+    """Counters of ``entry`` at ``size``^3, from two sampled runs at the depths ``SHORT_K``."""
+    runs = []
+    for depth in SHORT_K:
+        a = rng.standard_normal((size, depth), dtype=np.float32)
+        b = rng.standard_normal((depth, size), dtype=np.float32)
+        c = rng.standard_normal((size, size), dtype=np.float32)
+        args = [a, b, c, np.int32(size), np.int32(size), np.int32(depth)]
+        args += [np.float32(1.5), np.float32(0.5)]
+        runs.append(
+            launch(
+                entry.kernel,
+                grid=entry.grid(size, size, depth),
+                block=entry.block,
+                args=args,
+                preset=preset,
+                sanitize=False,
+                sample_blocks=sample_blocks,
+            )
+        )
+    counters = extrapolate_counters(runs[0].counters, runs[1].counters, SHORT_K, size)
+    matrix = size * size * 4
+    result = runs[-1]
     cost = estimate(
-        result.counters, result.preset, result.occupancy, flops=2.0 * size**3, array_bytes=sizes
+        counters,
+        result.preset,
+        result.occupancy,
+        flops=2.0 * size**3,
+        array_bytes={"A": matrix, "B": matrix, "C": matrix},
     )
     return cost, result.registers.registers, result.occupancy
 
 
 def sgemm_staircase(
-    preset: str = "a6000", size: int = 4096, sample_blocks: int = 2, seed: int = 0
+    preset: str = "a6000", size: int = 4096, sample_blocks: int = 1, seed: int = 0
 ) -> Staircase:
     """Estimate every worklog kernel at ``size``^3 and set it beside the measured GFLOP/s.
 
@@ -152,18 +178,20 @@ def sgemm_staircase(
     True
     """
     for entry in SGEMM_KERNELS:
+        if size <= SHORT_K[-1]:
+            raise ValueError(
+                f"sgemm_staircase: size {size} must be larger than {SHORT_K[-1]}, the depth "
+                "of the runs it extrapolates from"
+            )
         if size % entry.multiple_of:
             raise ValueError(
                 f"sgemm_staircase: size {size} is not a multiple of {entry.multiple_of}, "
                 f"which kernel '{entry.name}' needs (it does not guard the edges)"
             )
     rng = np.random.default_rng(seed)
-    a, b, c = (rng.standard_normal((size, size), dtype=np.float32) for _ in range(3))
-    args = [a, b, c, np.int32(size), np.int32(size), np.int32(size)]
-    args += [np.float32(1.5), np.float32(0.5)]
     rows, estimates, before = [], {}, None
     for entry in SGEMM_KERNELS:
-        cost, registers, occ = _run(entry, args, size, preset, sample_blocks)
+        cost, registers, occ = _run(entry, size, preset, sample_blocks, rng)
         measured = MEASURED_GFLOPS[entry.name]
         predicted = cost.achieved_gflops
         rows.append(

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from tinycomp.gpu.launch import launch
+from tinycomp.targets.gpu_sim.counters import extrapolate_counters
 from tinycomp.testing.sgemm_staircase import sgemm_staircase
 from tinycomp.testing.sgemm_worklog import SGEMM_KERNELS
 
@@ -33,7 +34,7 @@ def test_worklog_kernel_computes_alpha_ab_plus_beta_c(entry):
 
 
 def test_staircase_follows_the_measured_order_within_2x_per_step():
-    table = sgemm_staircase(preset="a6000", size=4096, sample_blocks=1)
+    table = sgemm_staircase(preset="a6000", size=4096)
     text = str(table)
     assert [r.kernel for r in table.rows] == [e.name for e in SGEMM_KERNELS]
     assert table.in_measured_order(), text
@@ -49,6 +50,32 @@ def test_staircase_follows_the_measured_order_within_2x_per_step():
     assert "in the measured order: yes" in text
 
 
+@pytest.mark.parametrize("name", ["shared", "vectorized"])
+def test_counters_at_a_long_k_follow_exactly_from_two_short_runs(name):
+    entry = next(e for e in SGEMM_KERNELS if e.name == name)
+    rng = np.random.default_rng(5)
+    size = 256
+
+    def counters(depth):
+        a = rng.standard_normal((size, depth), dtype=np.float32)
+        b = rng.standard_normal((depth, size), dtype=np.float32)
+        c = np.zeros((size, size), np.float32)
+        args = [a, b, c, np.int32(size), np.int32(size), np.int32(depth)]
+        args += [np.float32(1), np.float32(0)]
+        grid = entry.grid(size, size, depth)
+        return launch(entry.kernel, grid, entry.block, args, "a6000", sample_blocks=2).counters
+
+    guessed = extrapolate_counters(counters(64), counters(128), (64, 128), 256)
+    real = counters(256)
+    for counter, values in real.per_block.items():
+        assert guessed.per_block[counter].tolist() == values.tolist(), counter
+    assert guessed.footprint_sectors == real.footprint_sectors
+    with pytest.raises(ValueError, match="does not grow linearly"):
+        extrapolate_counters(counters(64), counters(128), (64, 100), 256)
+
+
 def test_staircase_refuses_a_size_the_kernels_cannot_tile():
-    with pytest.raises(ValueError, match="size 96 is not a multiple of 64, which kernel"):
+    with pytest.raises(ValueError, match="size 160 is not a multiple of 64, which kernel"):
+        sgemm_staircase(size=160)
+    with pytest.raises(ValueError, match="size 96 must be larger than 128"):
         sgemm_staircase(size=96)

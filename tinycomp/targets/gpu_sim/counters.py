@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["BLOCK_COUNTERS", "INSTRUCTION_CLASSES", "KernelCounters"]
+__all__ = ["BLOCK_COUNTERS", "INSTRUCTION_CLASSES", "KernelCounters", "extrapolate_counters"]
 
 INSTRUCTION_CLASSES = (
     "fp32",  # arith float ops on f32 (an FMA is one)
@@ -149,3 +149,47 @@ class KernelCounters:
     def as_table(self) -> dict[str, int]:
         """Every counter's total (scaled if sampled), the non-zero ones only."""
         return {n: t for n in BLOCK_COUNTERS if (t := self.total(n))}
+
+
+def extrapolate_counters(
+    short: KernelCounters, longer: KernelCounters, at: tuple[int, int], to: int
+) -> KernelCounters:
+    """The counters of a run at problem size ``to``, from runs at the two sizes ``at``.
+
+    For a kernel whose work per block grows linearly with one size (the K of a GEMM:
+    each block walks K in steps of a tile), every counter is an affine function of it,
+    ``c(K) = c0 + c1 * K``, so two short runs give a long one exactly. Both runs must
+    have the same grid and sampled blocks. The tests check the result against a run at
+    the long size.
+
+    >>> a = KernelCounters.zeros(np.arange(2), 64); a.add("barriers", 2 + 1 * 8)
+    >>> b = KernelCounters.zeros(np.arange(2), 64); b.add("barriers", 2 + 1 * 16)
+    >>> extrapolate_counters(a, b, (8, 16), 4096).per_block["barriers"].tolist()
+    [4098, 4098]
+    """
+    (x0, x1), n = at, len(short.block_ids)
+    if not x0 < x1 or not np.array_equal(short.block_ids, longer.block_ids):
+        raise ValueError(
+            "extrapolate_counters: expected two runs of the same blocks at two sizes "
+            f"x0 < x1, got sizes {at} and {n} vs {len(longer.block_ids)} blocks"
+        )
+
+    def line(y0: np.ndarray | int, y1: np.ndarray | int) -> np.ndarray | int:
+        slope, rest = np.divmod((np.asarray(y1) - y0) * (to - x0), x1 - x0)
+        if np.any(rest):
+            raise ValueError(
+                "extrapolate_counters: a counter does not grow linearly between "
+                f"sizes {x0} and {x1}; run at sizes that are multiples of the kernel's tile"
+            )
+        return y0 + slope
+
+    per_block = {
+        name: line(short.per_block[name], longer.per_block[name]) for name in short.per_block
+    }
+    footprint = {
+        name: int(line(count, longer.footprint_sectors[name]))
+        for name, count in short.footprint_sectors.items()
+    }
+    return KernelCounters(
+        short.block_ids, short.threads_per_block, per_block, footprint, short.blocks_total
+    )

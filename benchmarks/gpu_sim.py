@@ -9,8 +9,10 @@ every counter on:
 * ``transpose``: 1024x1024 through a padded 32x33 shared tile, blocks of 32x32.
 
 tinycomp is timed twice: ``simulate`` on the specialised IR (``sim_ms``, the
-simulator alone) and ``tinycomp.gpu.launch`` from the Python kernel (``launch_ms``:
-specialisation, simulation, the register, occupancy and cost models). Each peer runs
+simulator alone, its compiled program kept as ``launch`` keeps it) and
+``tinycomp.gpu.launch`` from the Python kernel (``launch_ms``: argument binding,
+simulation, the occupancy and cost models; the cleanup, the compiled program and the
+register estimate are made at the first, checked launch and kept). Each peer runs
 in a **subprocess** (``gpu_sim_peers.py``) with its environment variable set, under
 ``--peer-python`` (an interpreter that has numba, numba-cuda, triton and CPU torch: the
 ``bench`` extra); a peer that is not installed is skipped with a note, and one that
@@ -148,7 +150,7 @@ def measure_tinycomp(kernel: str, n: int, repeats: int) -> dict[str, Any]:
     for _ in range(repeats):
         arrays, _ = inputs(kernel, n)
         start = time.perf_counter()
-        simulate(module, grid, block, arrays, preset=PRESET)
+        simulate(module, grid, block, arrays, preset=PRESET, keep_compiled=True)
         sim.append((time.perf_counter() - start) * 1e3)
         arrays, _ = inputs(kernel, n)
         start = time.perf_counter()

@@ -68,6 +68,7 @@ from tinycomp.viz.gpu_banks import banks_picture
 from tinycomp.viz.gpu_lanes import warp_lanes_picture
 from tinycomp.viz.gpu_occupancy_explorer import occupancy_explorer, occupancy_picture
 from tinycomp.viz.gpu_roofline import gpu_roofline_picture
+from tinycomp.viz.gpu_staircase import gpu_staircase_picture
 from tinycomp.viz.gpu_sectors import sectors_picture
 from tinycomp.viz.gpu_waves import waves_picture
 from tinycomp.viz.graph import Cluster, Graph, GraphError
@@ -138,6 +139,7 @@ __all__ = [
     "fusion_explorer",
     "fusion_graph",
     "gpu_roofline_picture",
+    "gpu_staircase_picture",
     "house_style",
     "indexing_map_explorer",
     "indexing_problem",

@@ -179,9 +179,12 @@ def memory_traffic(
     occ: Occupancy,
     array_bytes: Mapping[str, int] | None = None,
     constants: CostConstants = DEFAULT_CONSTANTS,
+    *,
+    mean: Mapping[str, float] | None = None,
 ) -> MemoryTraffic:
-    """Apply the reuse model (see the module docstring) to one kernel's counters."""
-    mean = {name: float(values.mean()) for name, values in counters.per_block.items()}
+    """Apply the reuse model (see the module docstring) to one kernel's counters
+    (``mean``: their per-block means, if the caller has them already)."""
+    mean = counters.means() if mean is None else mean
     blocks, sector = counters.blocks_total, preset.sector_bytes
     loads, distinct = mean["global_load_sectors"], mean["global_distinct_sectors"]
     writes = mean["global_store_sectors"] + mean["global_atomic_sectors"]

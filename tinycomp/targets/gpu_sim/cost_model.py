@@ -212,8 +212,8 @@ def estimate(
     name -> bytes) caps the footprint estimated from a sampled run.
     """
     _check(counters, preset, occupancy)
-    mean = {name: float(values.mean()) for name, values in counters.per_block.items()}
-    traffic = memory_traffic(counters, preset, occupancy, array_bytes, constants)
+    mean = counters.means()
+    traffic = memory_traffic(counters, preset, occupancy, array_bytes, constants, mean=mean)
     demand = block_demand(mean, traffic, preset, constants)
     latency = exposed_latency(mean, occupancy.warps_per_block, traffic, preset, constants)
     schedule = waves(preset, counters.blocks_total, occupancy.blocks_per_sm)

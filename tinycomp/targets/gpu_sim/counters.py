@@ -125,6 +125,18 @@ class KernelCounters:
             return round(value * self.blocks_total / len(self.block_ids))
         return value
 
+    def means(self) -> dict[str, float]:
+        """Every counter's mean over the simulated blocks (one numpy call for all).
+
+        >>> c = KernelCounters.zeros(np.arange(2), 32)
+        >>> c.add("barriers", np.array([1, 2]))
+        >>> c.means()["barriers"]
+        1.5
+        """
+        names = list(self.per_block)
+        values = np.stack([self.per_block[name] for name in names]).mean(axis=1)
+        return dict(zip(names, values.tolist(), strict=True))
+
     def warp_instructions(self, *, scaled: bool = True) -> int:
         """Warp instructions of every class."""
         return sum(self.total(f"inst_{c}", scaled=scaled) for c in INSTRUCTION_CLASSES)

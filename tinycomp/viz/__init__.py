@@ -68,8 +68,8 @@ from tinycomp.viz.gpu_banks import banks_picture
 from tinycomp.viz.gpu_lanes import warp_lanes_picture
 from tinycomp.viz.gpu_occupancy_explorer import occupancy_explorer, occupancy_picture
 from tinycomp.viz.gpu_roofline import gpu_roofline_picture
-from tinycomp.viz.gpu_staircase import gpu_staircase_picture
 from tinycomp.viz.gpu_sectors import sectors_picture
+from tinycomp.viz.gpu_staircase import gpu_staircase_picture
 from tinycomp.viz.gpu_waves import waves_picture
 from tinycomp.viz.graph import Cluster, Graph, GraphError
 from tinycomp.viz.indexing_explorer import footprint_picture, indexing_map_explorer

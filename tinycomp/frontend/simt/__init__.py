@@ -36,7 +36,7 @@ Integer ``//`` and ``%`` are C's (and CUDA's): they truncate toward zero
 True
 """
 
-from tinycomp.frontend.simt.errors import KernelSyntaxError
+from tinycomp.frontend.simt.errors import KernelArgumentError, KernelSyntaxError
 from tinycomp.frontend.simt.kernel import Kernel, KernelSignature, kernel
 from tinycomp.frontend.simt.markers import (
     all_sync,
@@ -73,7 +73,8 @@ from tinycomp.frontend.simt.markers import (
 )
 
 __all__ = [
-    "Kernel", "KernelSignature", "KernelSyntaxError", "all_sync", "any_sync", "atomic",
+    "Kernel", "KernelArgumentError", "KernelSignature", "KernelSyntaxError", "all_sync",
+    "any_sync", "atomic",
     "ballot_sync", "bfloat16", "block_dim", "block_idx", "elect_sync", "float16", "float32",
     "fma", "grid_dim", "int32", "int64", "kernel", "lane_id", "local", "reduce_add_sync",
     "reduce_max_sync", "reduce_min_sync", "rsqrt", "shared", "shfl_down_sync", "shfl_sync",

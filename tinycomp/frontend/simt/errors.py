@@ -1,9 +1,9 @@
 """The one exception of the kernel DSL, and the kernel's source it points into.
 
 Every mistake a kernel's author can make (a construct the DSL does not translate, a
-name it cannot resolve, a launch argument of a type it does not take, a store of the
-wrong shape) is a ``KernelSyntaxError`` naming the kernel, the file and line, and
-quoting the line itself::
+name it cannot resolve, a store of the wrong shape, a launch argument of a type it does
+not take: ``KernelArgumentError``, a subclass) is a ``KernelSyntaxError`` naming the
+kernel, the file and line, and quoting the line itself::
 
     kernel 'saxpy', kernel.py:12: `break` is not supported in a kernel (use a while
     loop with a flag)
@@ -31,7 +31,7 @@ from pathlib import Path
 
 from tinycomp.ir.location import NOTEBOOK_CELL, Location
 
-__all__ = ["KernelSource", "KernelSyntaxError"]
+__all__ = ["KernelArgumentError", "KernelSource", "KernelSyntaxError"]
 
 
 class KernelSyntaxError(ValueError):
@@ -44,6 +44,11 @@ class KernelSyntaxError(ValueError):
         """The kernel's name."""
         self.location = location
         """Where in the kernel's file (``None`` when no line applies)."""
+
+
+class KernelArgumentError(KernelSyntaxError, TypeError):
+    """A launch argument the kernel cannot take (how many, an array's dtype, rank or
+    layout, a scalar's type); a ``KernelSyntaxError`` too, and a ``TypeError``."""
 
 
 @dataclass

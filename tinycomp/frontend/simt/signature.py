@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import ml_dtypes
 import numpy as np
 
-from tinycomp.frontend.simt.errors import KernelSyntaxError
+from tinycomp.frontend.simt.errors import KernelArgumentError
 from tinycomp.ir.types import DYNAMIC, MemRefType, Type, bf16, f16, f32, i1, i32, i64
 
 __all__ = ["ELEMENT_TYPES", "argument_types", "element_type_of", "signature_key"]
@@ -60,14 +60,14 @@ def _argument_type(kernel: str, parameter: str, value: object) -> Type:
     if isinstance(value, np.ndarray):
         element = ELEMENT_TYPES.get(value.dtype)
         if element is None:
-            raise KernelSyntaxError(
+            raise KernelArgumentError(
                 f"{where}: expected an array of {SUPPORTED}, got an array of {value.dtype}",
                 kernel,
             )
         if value.ndim == 0:
-            raise KernelSyntaxError(f"{where}: expected an array of rank >= 1, got a 0-d array")
+            raise KernelArgumentError(f"{where}: expected an array of rank >= 1, got a 0-d array")
         if not value.flags.c_contiguous:
-            raise KernelSyntaxError(
+            raise KernelArgumentError(
                 f"{where}: expected a C-contiguous (row-major) array, got strides "
                 f"{value.strides}; pass np.ascontiguousarray(...)",
                 kernel,
@@ -78,20 +78,20 @@ def _argument_type(kernel: str, parameter: str, value: object) -> Type:
     if isinstance(value, np.generic):
         element = ELEMENT_TYPES.get(value.dtype)
         if element is None:
-            raise KernelSyntaxError(
+            raise KernelArgumentError(
                 f"{where}: expected a scalar of {SUPPORTED}, got a {value.dtype} scalar", kernel
             )
         return element
     if isinstance(value, int):
         if not I32_RANGE[0] <= value <= I32_RANGE[1]:
-            raise KernelSyntaxError(
+            raise KernelArgumentError(
                 f"{where}: a Python int is passed as i32, got {value}; pass np.int64({value})",
                 kernel,
             )
         return i32
     if isinstance(value, float):
         return f32
-    raise KernelSyntaxError(
+    raise KernelArgumentError(
         f"{where}: expected a numpy array or a scalar (int, float, bool or a numpy scalar of "
         f"{SUPPORTED}), got {type(value).__name__}",
         kernel,
@@ -109,7 +109,7 @@ def argument_types(kernel: str, parameters: Sequence[str], args: Sequence[object
     kernel 'k', argument 'x': expected a numpy arr
     """
     if len(args) != len(parameters):
-        raise KernelSyntaxError(
+        raise KernelArgumentError(
             f"kernel {kernel!r} takes {len(parameters)} arguments ({', '.join(parameters)}), "
             f"got {len(args)}",
             kernel,

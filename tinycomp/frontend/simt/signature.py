@@ -99,12 +99,12 @@ def _argument_type(kernel: str, parameter: str, value: object) -> Type:
 
 
 def argument_types(kernel: str, parameters: Sequence[str], args: Sequence[object]) -> list[Type]:
-    """The kernel parameter type of each launch argument, or a ``KernelSyntaxError``
+    """The kernel parameter type of each launch argument, or a ``KernelArgumentError``
     naming the kernel and the parameter.
 
     >>> try:
     ...     argument_types("k", ["x"], [[1.0, 2.0]])
-    ... except KernelSyntaxError as error:
+    ... except KernelArgumentError as error:
     ...     print(str(error)[:46])
     kernel 'k', argument 'x': expected a numpy arr
     """

@@ -48,7 +48,7 @@ from tinycomp.targets.gpu_sim.counters import KernelCounters
 from tinycomp.targets.gpu_sim.occupancy import Occupancy, occupancy
 from tinycomp.targets.gpu_sim.preset import GpuPreset, lookup_preset
 from tinycomp.targets.gpu_sim.registers import RegisterEstimate, estimate_registers
-from tinycomp.targets.gpu_sim.simulator import simulate
+from tinycomp.targets.gpu_sim.simulator import find_kernel, simulate
 from tinycomp.targets.gpu_sim.trace import WarpTrace
 
 __all__ = ["LaunchResult", "launch"]
@@ -138,7 +138,7 @@ def launch(
         module = cleaned_once(written) if optimize else written
         found = _PREPARED.get(module)
         if found is None:
-            func = _kernel_func(module, None)
+            func = find_kernel(module)
             found = _PREPARED[module] = (func, estimate_registers(func))
         func, registers = found
     else:
@@ -146,7 +146,7 @@ def launch(
         module = _outermost(kernel)
         if optimize:
             module = cleaned_up(module)
-        func = _kernel_func(module, name)
+        func = find_kernel(module, name)
         registers = estimate_registers(func)
     run = simulate(
         func,
@@ -187,17 +187,3 @@ def _outermost(op: Operation) -> Operation:
     while op.parent_op() is not None:
         op = op.parent_op()
     return op
-
-
-def _kernel_func(module: ModuleOp | Operation, name: str | None) -> GPUFuncOp:
-    """The kernel ``gpu.func`` named ``name`` in ``module`` (or ``module`` itself), or
-    the only one when ``name`` is ``None``."""
-    if isinstance(module, GPUFuncOp):
-        return module
-    kernels = [op for op in module.walk() if isinstance(op, GPUFuncOp) and op.is_kernel]
-    if name is not None:
-        kernels = [k for k in kernels if k.sym_name == name]
-    if len(kernels) != 1:
-        names = [k.sym_name for k in kernels]
-        raise ValueError(f"launch: expected one gpu.func kernel in the module, found {names}")
-    return kernels[0]

@@ -85,8 +85,14 @@ def _scalar(kernel: str, position: int, value: Value, given: Any) -> Any:
 
 def _array(kernel: str, position: int, value: Value, given: Any) -> BufferSpec:
     t: MemRefType = value.type  # type: ignore[assignment]
-    where = f"kernel '{kernel}': argument {position} (%{_name(value, position)})"
     dtype = dtype_of(t.element_type)
+    if (
+        isinstance(given, np.ndarray) and given.dtype == dtype and given.ndim == len(t.shape)
+        and all(w is None or w == h for w, h in zip(t.shape, given.shape, strict=True))
+        and given.flags.c_contiguous and given.flags.writeable
+    ):  # fmt: skip
+        return BufferSpec(_name(value, position), "global", tuple(given.shape), dtype)
+    where = f"kernel '{kernel}': argument {position} (%{_name(value, position)})"
     if not isinstance(given, np.ndarray):
         raise ArgumentError(
             f"{where} expected a numpy array of {dtype} ({t}), got {type(given).__name__}; "
@@ -108,13 +114,11 @@ def _array(kernel: str, position: int, value: Value, given: Any) -> BufferSpec:
                 f"{where} expected dimension {dim} to be {want} ({t}), got shape {given.shape}; "
                 f"{UNCHANGED}"
             )
-    if not given.flags.c_contiguous or not given.flags.writeable:
-        what = "C-contiguous" if not given.flags.c_contiguous else "writeable"
-        raise ArgumentError(
-            f"{where} expected a {what} array (results are written in place), got one that is "
-            f"not (use np.ascontiguousarray or a copy); {UNCHANGED}"
-        )
-    return BufferSpec(_name(value, position), "global", tuple(given.shape), dtype)
+    what = "C-contiguous" if not given.flags.c_contiguous else "writeable"
+    raise ArgumentError(
+        f"{where} expected a {what} array (results are written in place), got one that is "
+        f"not (use np.ascontiguousarray or a copy); {UNCHANGED}"
+    )
 
 
 def bind_arguments(

@@ -8,6 +8,7 @@ a ``(T,)`` array of lanes or on a uniform scalar. The hottest ops skip their gen
 * ``addf subf mulf divf`` and ``addi subi muli`` (on ``index``, ``i32``, ``i64``) are
   one numpy operator (numpy keeps the operands' dtype; integers wrap, floats round in
   their type); on two Python ints (uniform ``index`` values) they are Python arithmetic;
+* ``andi ori xori`` on ``i1``, ``i32``, ``i64`` and ``index`` are one operator too;
 * ``cmpi`` with a signed or equality predicate, ``select`` with a uniform condition,
   ``index_cast`` and ``math.fma`` on f32 are written out.
 
@@ -15,7 +16,7 @@ Rules that may raise (division by zero, a shift too far, a float-to-int overflow
 only the active lanes: inactive lanes may hold anything.
 
 >>> sorted(FAST_OPS)[:4]
-['arith.addf', 'arith.addi', 'arith.cmpi', 'arith.divf']
+['arith.addf', 'arith.addi', 'arith.andi', 'arith.cmpi']
 """
 
 from __future__ import annotations
@@ -45,6 +46,8 @@ BINARY = {
     "arith.divf": operator.truediv, "arith.addi": operator.add, "arith.subi": operator.sub,
     "arith.muli": operator.mul,
 }  # fmt: skip
+LOGIC = {"arith.andi": operator.and_, "arith.ori": operator.or_, "arith.xori": operator.xor}
+"""Bitwise ops with a fast path (on ``i1`` too: numpy bools and Python bools)."""
 SIGNED_COMPARE = {
     "eq": operator.eq, "ne": operator.ne, "slt": operator.lt, "sle": operator.le,
     "sgt": operator.gt, "sge": operator.ge,
@@ -56,7 +59,9 @@ RAISING = frozenset(
         "arith.fptosi", "arith.fptoui",
     ]
 )  # fmt: skip
-FAST_OPS = frozenset([*BINARY, "arith.cmpi", "arith.select", "arith.index_cast", "math.fma"])
+FAST_OPS = frozenset(
+    [*BINARY, *LOGIC, "arith.cmpi", "arith.select", "arith.index_cast", "math.fma"]
+)
 """The ops with a fast path."""
 
 
@@ -84,6 +89,24 @@ def compile_binary(c: Any, op: Operation) -> OpFn:
     def run(st: ChunkState, m: Mask) -> None:
         v = st.v
         v[r] = f(v[a], v[b])
+
+    return run
+
+
+def compile_logic(c: Any, op: Operation) -> OpFn:
+    """``andi``, ``ori``, ``xori`` on ``i1`` (bools), ``i32``, ``i64`` and ``index``."""
+    t = op.results[0].type
+    is_bool = isinstance(t, IntegerType) and t.width == 1
+    if not (is_bool or _is_plain_int(t)):
+        return compile_rule(c, op)
+    f = LOGIC[op.name]
+    a, b, r = c.slot(op.operands[0]), c.slot(op.operands[1]), c.slot(op.results[0])
+    uniform: Any = bool if is_bool else dtype_of(t).type if isinstance(t, IntegerType) else int
+
+    def run(st: ChunkState, m: Mask) -> None:
+        v = st.v
+        x = f(v[a], v[b])
+        v[r] = x if type(x) is np.ndarray else uniform(x)
 
     return run
 
@@ -191,6 +214,7 @@ def compile_rule(c: Any, op: Operation) -> OpFn:
 
 ARITH_COMPILERS: dict[str, Callable[[Any, Operation], OpFn]] = {
     **{name: compile_binary for name in BINARY},
+    **{name: compile_logic for name in LOGIC},
     "arith.cmpi": compile_cmpi,
     "arith.select": compile_select,
     "arith.index_cast": compile_index_cast,

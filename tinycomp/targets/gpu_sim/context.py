@@ -16,7 +16,7 @@ thus costs one dict update per iteration.
 >>> state = ChunkState(RunContext("k"), lanes, 0)
 >>> c = Contribution([("barriers", np.array([1, 2]))])
 >>> state.tally(c); state.tally(c)
->>> state.flush()["barriers"].tolist()
+>>> state.flush()[COUNTER_ROW["barriers"]].tolist()
 [2, 4]
 """
 
@@ -29,7 +29,7 @@ import numpy as np
 
 from tinycomp.ir.location import describe_location
 from tinycomp.ir.operation import Operation
-from tinycomp.targets.gpu_sim.counters import BLOCK_COUNTERS
+from tinycomp.targets.gpu_sim.counters import BLOCK_COUNTERS, COUNTER_ROW
 from tinycomp.targets.gpu_sim.errors import UNCHANGED, SanitizerError
 from tinycomp.targets.gpu_sim.footprint import FootprintTracker
 from tinycomp.targets.gpu_sim.lanes import ChunkLanes
@@ -102,7 +102,8 @@ class ChunkState:
         self.buffers: list[Any] = []
         """Per buffer spec, its storage for this chunk (see ``memory.py``)."""
         self.tallied: list[Contribution] = []
-        self.direct = {name: np.zeros(lanes.blocks, np.int64) for name in BLOCK_COUNTERS}
+        self.direct = np.zeros((len(BLOCK_COUNTERS), lanes.blocks), np.int64)
+        """Counters added directly, a row per counter (``COUNTER_ROW``)."""
         self.footprint = FootprintTracker(lanes)
         self.cache: dict[Any, Any] = {}
         """Per chunk: offsets, bounds checks and counters of access patterns seen before."""
@@ -128,14 +129,16 @@ class ChunkState:
 
     def add(self, name: str, per_block: np.ndarray | int) -> None:
         """Add to one counter now (per block, or the same for every block)."""
-        self.direct[name] += per_block
+        self.direct[COUNTER_ROW[name]] += per_block
 
-    def flush(self) -> dict[str, np.ndarray]:
-        """Every counter of the chunk, per block."""
-        totals = {name: values.copy() for name, values in self.direct.items()}
+    def flush(self) -> np.ndarray:
+        """Every counter of the chunk, per block: a row per counter (``COUNTER_ROW``)."""
+        totals = self.direct.copy()
+        row = COUNTER_ROW
         for contribution in self.tallied:
+            count = contribution.count
             for name, per_block in contribution.items:
-                totals[name] += per_block * contribution.count
+                totals[row[name]] += per_block * count if count != 1 else per_block
             contribution.count = 0
         self.tallied.clear()
         return totals

@@ -59,7 +59,7 @@ from collections.abc import Mapping
 from tinycomp.targets.gpu_sim.cost_constants import DEFAULT_CONSTANTS, CostConstants
 from tinycomp.targets.gpu_sim.cost_estimate import LIMITS, Estimate
 from tinycomp.targets.gpu_sim.cost_memory import MemoryTraffic, memory_rounds, memory_traffic
-from tinycomp.targets.gpu_sim.counters import KernelCounters
+from tinycomp.targets.gpu_sim.counters import INSTRUCTION_CLASSES, KernelCounters
 from tinycomp.targets.gpu_sim.occupancy import Occupancy
 from tinycomp.targets.gpu_sim.preset import GpuPreset
 from tinycomp.targets.gpu_sim.waves import waves
@@ -130,7 +130,7 @@ def block_demand(
         return mean.get(f"inst_{name}", 0.0)
 
     warp = preset.warp_size
-    issued = sum(v for k, v in mean.items() if k.startswith("inst_"))
+    issued = sum(inst(c) for c in INSTRUCTION_CLASSES)
     demand = {"issue": issued / preset.schedulers_per_sm}
     for unit, lanes in _lanes(preset, constants).items():
         demand[unit] = sum(inst(c) for c in _UNITS[unit]) * warp / lanes
@@ -239,7 +239,8 @@ def estimate(
 
     notes = list(traffic.notes)
     if flops is None:
-        fp = sum(counters.total(f"inst_{c}") for c in ("fp32", "fp16", "fp64"))
+        sums = counters.sums()
+        fp = sum(sums[f"inst_{c}"] for c in ("fp32", "fp16", "fp64"))
         flops = fp * preset.warp_size * counters.simt_efficiency()
         if flops:
             notes.append(

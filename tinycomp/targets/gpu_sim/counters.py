@@ -26,11 +26,15 @@ Compute's meaning:
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["BLOCK_COUNTERS", "INSTRUCTION_CLASSES", "KernelCounters", "extrapolate_counters"]
+__all__ = [
+    "BLOCK_COUNTERS", "COUNTER_ROW", "INSTRUCTION_CLASSES", "KernelCounters",
+    "extrapolate_counters",
+]  # fmt: skip
 
 INSTRUCTION_CLASSES = (
     "fp32",  # arith float ops on f32 (an FMA is one)
@@ -71,6 +75,8 @@ BLOCK_COUNTERS = (
     "warp_syncs",
 )  # fmt: skip
 """Every per-block counter, in the order tables show them."""
+COUNTER_ROW = {name: i for i, name in enumerate(BLOCK_COUNTERS)}
+"""Counter name -> its row in ``KernelCounters.matrix``."""
 
 
 @dataclass
@@ -85,6 +91,11 @@ class KernelCounters:
     """Distinct 32 B sectors each global array (by argument name) had touched."""
     blocks_total: int = 0
     """Blocks in the grid; more than ``len(block_ids)`` when the run was sampled."""
+    matrix: np.ndarray | None = field(default=None, repr=False, compare=False)
+    """Every counter as a row of one array, when ``per_block``'s arrays are its rows
+    (``zeros`` makes them so; sums and means are then one numpy call)."""
+    _views: tuple[np.ndarray, ...] = field(default=(), repr=False, compare=False)
+    """The rows of ``matrix`` as ``zeros`` put them in ``per_block``."""
 
     @classmethod
     def zeros(cls, block_ids: np.ndarray, threads_per_block: int) -> KernelCounters:
@@ -94,8 +105,37 @@ class KernelCounters:
         [0, 0, 0]
         """
         n = len(block_ids)
-        per_block = {name: np.zeros(n, np.int64) for name in BLOCK_COUNTERS}
-        return cls(np.asarray(block_ids), threads_per_block, per_block, {}, n)
+        matrix = np.zeros((len(BLOCK_COUNTERS), n), np.int64)
+        per_block = dict(zip(BLOCK_COUNTERS, matrix, strict=True))
+        counters = cls(np.asarray(block_ids), threads_per_block, per_block, {}, n, matrix)
+        counters._views = tuple(per_block.values())
+        return counters
+
+    def _rows(self) -> tuple[list[str], np.ndarray]:
+        """The counter names and their per-block values as one ``(counters, blocks)``
+        array (``matrix`` itself while ``per_block`` still holds its rows)."""
+        names = list(self.per_block)
+        matrix = self.matrix
+        if matrix is not None and names == list(BLOCK_COUNTERS):
+            rows = self.per_block.values()
+            if all(map(operator.is_, rows, self._views)):
+                return names, matrix
+        return names, np.stack([self.per_block[name] for name in names])
+
+    def sums(self, *, scaled: bool = True) -> dict[str, int]:
+        """Every counter's ``total`` at once.
+
+        >>> c = KernelCounters.zeros(np.arange(2), 32)
+        >>> c.add("barriers", np.array([1, 2]))
+        >>> c.sums()["barriers"]
+        3
+        """
+        names, rows = self._rows()
+        values = rows.sum(axis=1).tolist()
+        if scaled and self.sampled:
+            factor = self.blocks_total / len(self.block_ids)
+            values = [round(v * factor) for v in values]
+        return dict(zip(names, values, strict=True))
 
     @property
     def sampled(self) -> bool:
@@ -133,18 +173,19 @@ class KernelCounters:
         >>> c.means()["barriers"]
         1.5
         """
-        names = list(self.per_block)
-        values = np.stack([self.per_block[name] for name in names]).mean(axis=1)
-        return dict(zip(names, values.tolist(), strict=True))
+        names, rows = self._rows()
+        return dict(zip(names, rows.mean(axis=1).tolist(), strict=True))
 
     def warp_instructions(self, *, scaled: bool = True) -> int:
         """Warp instructions of every class."""
-        return sum(self.total(f"inst_{c}", scaled=scaled) for c in INSTRUCTION_CLASSES)
+        sums = self.sums(scaled=scaled)
+        return sum(sums.get(f"inst_{c}", 0) for c in INSTRUCTION_CLASSES)
 
     def simt_efficiency(self) -> float:
         """Active lanes per warp instruction, as a fraction of 32 (1.0: never divergent)."""
-        issued = self.warp_instructions(scaled=False)
-        return self.total("lane_instructions", scaled=False) / (32 * issued) if issued else 1.0
+        sums = self.sums(scaled=False)
+        issued = sum(sums.get(f"inst_{c}", 0) for c in INSTRUCTION_CLASSES)
+        return sums["lane_instructions"] / (32 * issued) if issued else 1.0
 
     def coalescing_efficiency(self) -> float:
         """Ideal global sectors over the sectors moved (1.0: perfectly coalesced)."""
@@ -160,7 +201,8 @@ class KernelCounters:
 
     def as_table(self) -> dict[str, int]:
         """Every counter's total (scaled if sampled), the non-zero ones only."""
-        return {n: t for n in BLOCK_COUNTERS if (t := self.total(n))}
+        sums = self.sums()
+        return {n: t for n in BLOCK_COUNTERS if (t := sums.get(n, 0))}
 
 
 def extrapolate_counters(

@@ -21,6 +21,7 @@ shared storage the race shadow (``sanitizer.py``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -65,7 +66,7 @@ class BufferSpec:
     @property
     def size(self) -> int:
         """Elements."""
-        return int(np.prod(self.shape, dtype=np.int64))
+        return math.prod(self.shape)
 
     @property
     def element_bytes(self) -> int:

@@ -74,12 +74,14 @@ def compile_load(c: Any, op: Operation) -> OpFn:
                 plan.check_initialized(st, m, V + u)
             if spec.space == "shared":
                 plan.check_race(st, m, V, u, write=False)
+        # inactive lanes may point anywhere: "wrap" keeps them inside the buffer (their
+        # values are never used) and is numpy's fastest checked gather
         if lanes_offsets is not None:
-            st.v[result] = data.take((V + u)[:, None] + lanes_offsets, mode="clip")
+            st.v[result] = data.take((V + u)[:, None] + lanes_offsets, mode="wrap")
         elif u >= 0:
-            st.v[result] = data[u:].take(V, mode="clip")
+            st.v[result] = data[u:].take(V, mode="wrap")
         else:
-            st.v[result] = data.take(V + u, mode="clip")
+            st.v[result] = data.take(V + u, mode="wrap")
         if st.run.trace is not None:
             _trace(st, m, plan, V + u)
 

@@ -45,7 +45,7 @@ from tinycomp.ir.operation import Operation
 from tinycomp.targets.gpu_sim.arguments import bind_arguments
 from tinycomp.targets.gpu_sim.compiled_cache import kept_program
 from tinycomp.targets.gpu_sim.context import ChunkState, RunContext
-from tinycomp.targets.gpu_sim.counters import KernelCounters
+from tinycomp.targets.gpu_sim.counters import COUNTER_ROW, KernelCounters
 from tinycomp.targets.gpu_sim.errors import UNCHANGED, LaunchError
 from tinycomp.targets.gpu_sim.executor import Program
 from tinycomp.targets.gpu_sim.lanes import ChunkLanes
@@ -230,9 +230,8 @@ def _run_chunks(
         program.run_chunk(st)
         totals = st.flush()
         per_block, hit = st.footprint.finish()
-        totals["global_distinct_sectors"] += per_block
-        for counter, values in totals.items():
-            counters.per_block[counter][start : start + lanes.blocks] += values
+        totals[COUNTER_ROW["global_distinct_sectors"]] += per_block
+        counters.matrix[:, start : start + lanes.blocks] += totals  # type: ignore[index]
         for array_name, sectors in hit.items():
             touched[array_name] = (
                 touched[array_name] | sectors if array_name in touched else sectors

@@ -53,7 +53,7 @@ from tinycomp.targets.gpu_sim.errors import SanitizerError
 from tinycomp.targets.gpu_sim.lanes import Mask
 from tinycomp.targets.gpu_sim.memory import BufferSpec
 from tinycomp.targets.gpu_sim.memory_ops import MEMORY_COMPILERS
-from tinycomp.targets.gpu_sim.sync_ops import ID_OPS, SYNC_COMPILERS, id_value
+from tinycomp.targets.gpu_sim.sync_ops import ID_OPS, SYNC_COMPILERS, id_axis, id_value
 from tinycomp.targets.gpu_sim.vector_ops import VECTOR_COMPILERS
 from tinycomp.targets.gpu_sim.warp_ops import WARP_COMPILERS
 from tinycomp.targets.gpu_sim.warp_votes import VOTE_COMPILERS
@@ -123,7 +123,7 @@ class Program:
         self.slots: dict[Value, int] = {}
         self.constants: list[tuple[int, Any]] = []
         self.constant_values: dict[int, Any] = {}
-        self.ids: list[tuple[int, Operation]] = []
+        self.ids: list[tuple[int, Operation, int | None]] = []
         self.blocks: list[CompiledBlock] = []
         self.memo: Any = None
         """A ``PatternMemo`` when the program is kept between launches."""
@@ -198,7 +198,7 @@ class Program:
             self.set_constant(op.results[0], _constant(op))
             return None
         if name in ID_OPS:
-            self.ids.append((self.slot(op.results[0]), op))
+            self.ids.append((self.slot(op.results[0]), op, id_axis(op)))
             return None
         compiler = OP_COMPILERS.get(name)
         if compiler is not None:
@@ -226,8 +226,8 @@ class Program:
         v, lanes = st.v, st.lanes
         for slot, constant in self.constants:
             v[slot] = constant(lanes) if callable(constant) else constant
-        for slot, op in self.ids:
-            v[slot] = id_value(op, lanes)
+        for slot, op, axis in self.ids:
+            v[slot] = id_value(op, lanes, axis)
 
     def run_chunk(self, st: ChunkState) -> None:
         """Run every block of the chunk to the end."""

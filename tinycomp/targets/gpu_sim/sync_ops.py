@@ -31,7 +31,7 @@ from tinycomp.targets.gpu_sim.context import ChunkState, Contribution
 from tinycomp.targets.gpu_sim.lanes import ChunkLanes, Mask
 from tinycomp.targets.gpu_sim.warp_ops import check_members, member_bits
 
-__all__ = ["ID_OPS", "SYNC_COMPILERS", "id_value"]
+__all__ = ["ID_OPS", "SYNC_COMPILERS", "id_axis", "id_value"]
 
 OpFn = Callable[[ChunkState, Mask], None]
 ID_OPS = frozenset(
@@ -46,8 +46,20 @@ def _dimension(op: Operation) -> int:
     return AXES[text]
 
 
-def id_value(op: Operation, lanes: ChunkLanes) -> Any:
-    """The value of an id op in this chunk: a uniform int where it can be.
+def id_axis(op: Operation) -> int | None:
+    """The dimension an id op reads (0, 1, 2), or ``None`` for ``lane_id`` and
+    ``subgroup_id``.
+
+    >>> from tinycomp.dialects.gpu.ids import ThreadIdOp
+    >>> id_axis(ThreadIdOp.build("y"))
+    1
+    """
+    return None if op.name in ("gpu.lane_id", "gpu.subgroup_id") else _dimension(op)
+
+
+def id_value(op: Operation, lanes: ChunkLanes, axis: int | None = None) -> Any:
+    """The value of an id op in this chunk: a uniform int where it can be (``axis``: its
+    dimension, when already read from the op).
 
     >>> from tinycomp.targets.gpu_sim.launch_config import LaunchConfig
     >>> from tinycomp.dialects.gpu.ids import ThreadIdOp
@@ -61,7 +73,8 @@ def id_value(op: Operation, lanes: ChunkLanes) -> Any:
         return lanes.lane
     if name == "gpu.subgroup_id":
         return lanes.warp_in_block if config.warps_per_block > 1 else 0
-    axis = _dimension(op)
+    if axis is None:
+        axis = _dimension(op)
     if name == "gpu.block_dim":
         return config.block[axis]
     if name == "gpu.grid_dim":

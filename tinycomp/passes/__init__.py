@@ -44,6 +44,7 @@ from tinycomp.passes.dce import DCEPass
 from tinycomp.passes.errors import PassError
 from tinycomp.passes.fusion import FusionPass
 from tinycomp.passes.generalize import GeneralizePass
+from tinycomp.passes.hoist_common import HoistCommonPass
 from tinycomp.passes.linalg_to_loops import LinalgToLoopsPass
 from tinycomp.passes.manager import PassManager, PipelineResult, Stage
 from tinycomp.passes.math_approximation import MathApproximationPass
@@ -59,7 +60,7 @@ __all__ = [
     "CanonicalizePass", "canonicalization_patterns", "CSEPass", "DCEPass",
     "FusionPass", "GeneralizePass", "LinalgToLoopsPass", "TilePass", "TileAndFusePass",
     "OneShotBufferizePass", "BufferReusePass", "BufferDeallocationPass", "bufferization_passes",
-    "VectorizeLoopsPass", "MathApproximationPass", "RowStrategyPass",
+    "VectorizeLoopsPass", "MathApproximationPass", "RowStrategyPass", "HoistCommonPass",
     "PassManager", "PipelineResult", "Stage", "PipelineElement", "parse_pipeline",
     "register_pass", "lookup_pass", "registered_passes",
 ]  # fmt: skip

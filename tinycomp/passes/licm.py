@@ -22,7 +22,8 @@ it can move in front of the loop. The algorithm (MLIR's ``loop-invariant-code-mo
       an ``scf.while`` never is, it might not terminate);
    e. it is not convergent (``is_convergent``): a warp shuffle, a vote or a barrier
       inside a loop stays where it is. MLIR hoists a pure ``gpu.shuffle``; tinycomp
-      keeps every convergent op in its place, as LLVM does.
+      keeps every convergent op in its place, as LLVM does, and says so in the pass's
+      ``report`` (a ``KeptInPlace`` per op).
 4. When an op moves, its users at the top level of the region go back on the queue:
    they may have become invariant.
 
@@ -59,16 +60,19 @@ from __future__ import annotations
 
 from collections import deque
 
+from tinycomp.ir.location import describe_location
 from tinycomp.ir.op_traits import is_convergent
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.region import Region
 from tinycomp.ir.types import IntegerType
 from tinycomp.ir.values import OpResult, Value
+from tinycomp.passes.code_motion import KeptInPlace
 from tinycomp.passes.pass_base import Pass
 from tinycomp.rewrite.matchers import constant_scalar
 from tinycomp.rewrite.traits import is_pure
 
 __all__ = [
+    "LOOP_CONVERGENT_REASON",
     "LOOP_REGIONS",
     "LoopInvariantCodeMotionPass",
     "can_hoist",
@@ -85,6 +89,12 @@ LOOP_REGIONS: dict[str, tuple[int, ...]] = {
     "affine.parallel": (0,),
 }
 """Loop op name -> the indices of the regions that run once per iteration (step 1)."""
+
+LOOP_CONVERGENT_REASON = (
+    "convergent; moving it out of the loop would change which threads execute it together "
+    "(a thread that runs no iteration would join it)"
+)
+"""Why step 3e keeps a convergent op in its loop."""
 
 _UNSIGNED_DIVISIONS = frozenset({"arith.divui", "arith.ceildivui"})
 _SIGNED_DIVISIONS = frozenset({"arith.divsi", "arith.ceildivsi"})
@@ -161,18 +171,24 @@ def can_hoist(op: Operation, loop: Operation) -> bool:
     >>> [can_hoist(op, loop) for op in loop.regions[0].entry_block.ops[:2]]
     [True, False]
     """
+    return _movable(op, loop) and not is_convergent(op)
+
+
+def _movable(op: Operation, loop: Operation) -> bool:
+    """Steps 3a-3d: everything but convergence."""
     if op.is_terminator:
         return False
     for inner in op.walk():
         for value in inner.operands:
             if _defined_outside(value, op) and not _defined_outside(value, loop):
                 return False
-    return is_pure(op) and is_speculatable(op) and not is_convergent(op)
+    return is_pure(op) and is_speculatable(op)
 
 
-def hoist_loop_invariants(loop: Operation) -> int:
+def hoist_loop_invariants(loop: Operation, kept: list[KeptInPlace] | None = None) -> int:
     """Steps 2-4 for one loop: move its invariant ops in front of it; returns how many
-    moved.
+    moved. An op that step 3e alone keeps in place (an invariant shuffle or vote) is
+    added to ``kept``, with why.
 
     >>> from tinycomp.ir import parse
     >>> m = parse('''func.func @f(%n: index, %x: f32) -> f32 {
@@ -188,6 +204,7 @@ def hoist_loop_invariants(loop: Operation) -> int:
     1
     """
     moved = 0
+    seen: set[int] = set()
     for index in LOOP_REGIONS.get(loop.name, ()):
         region: Region = loop.regions[index]
         queue: deque[Operation] = deque(op for block in region.blocks for op in block.ops)
@@ -196,6 +213,11 @@ def hoist_loop_invariants(loop: Operation) -> int:
             if op.parent is None or op.parent.parent is not region:
                 continue  # already moved
             if not can_hoist(op, loop):
+                if kept is not None and id(op) not in seen and _movable(op, loop):
+                    seen.add(id(op))
+                    move = f"hoisted out of the {loop.name}"
+                    kept.append(KeptInPlace(op.name, describe_location(op.location), move,
+                                            LOOP_CONVERGENT_REASON))  # fmt: skip
                 continue
             op.move_before(loop)
             moved += 1
@@ -212,9 +234,17 @@ class LoopInvariantCodeMotionPass(Pass):
     name = "loop-invariant-code-motion"
     summary = "move pure, speculatable, non-convergent loop-invariant ops in front of loops"
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.report: list[KeptInPlace] = []
+        """The invariant convergent ops kept in their loops, with why (step 3e)."""
+
     def run(self, op: Operation) -> None:
+        self.report = []
         loops = [inner for inner in op.walk(order="post") if inner.name in LOOP_REGIONS]
         for loop in loops:  # step 1: innermost first
-            moved = hoist_loop_invariants(loop)
+            moved = hoist_loop_invariants(loop, self.report)
             if moved:
                 self.statistics["ops hoisted"] += moved
+        if self.report:
+            self.statistics["convergent ops kept in place"] += len(self.report)

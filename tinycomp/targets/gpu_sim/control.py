@@ -132,12 +132,16 @@ def compile_for(c: Any, op: Operation) -> OpFn:
             count_steps(op, len(trips))
             if tests:
                 st.tally(branch_contribution(m, issued=True), len(trips) + 1)
+            if body.issued and trips:  # the same mask every iteration: tally them at once
+                st.tally(body.contribution(m), len(trips))
+            fns, yields = body.fns, body.yields
             for i in trips:
                 v[iv] = i
                 for slot, value in zip(args, carried, strict=True):
                     v[slot] = value
-                body.run(st, m)
-                carried = [v[y] for y in body.yields]
+                for fn in fns:
+                    fn(st, m)
+                carried = [v[y] for y in yields]
         else:
             total = st.lanes.total
             index = np.broadcast_to(np.asarray(lo, np.int64), (total,))

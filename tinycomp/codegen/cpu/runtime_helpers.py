@@ -7,8 +7,10 @@ running process, and a Python process has not loaded them. The call is made by t
 backend, after optimization, so it never appears as a ``declare`` in the LLVM IR that
 ``jit`` checks.
 
-Two such families matter here. The first is rounding to ``bfloat``. A CPU without
-AVX-512 BF16 has no ``vcvtneps2bf16``, so ``fptrunc float %x to bfloat`` becomes a call to
+Two such families matter here. The first is rounding to ``bfloat``. A CPU with AVX-512
+BF16 (Zen 4, Sapphire Rapids) rounds with ``vcvtneps2bf16``, which treats subnormal
+inputs as zero (Intel SDM); a CPU without it has no instruction, so
+``fptrunc float %x to bfloat`` becomes a call to
 ``__truncsfbf2`` (``__truncdfbf2`` from ``double``). This module defines both in
 plain LLVM IR, the way compiler-rt does in C:
 

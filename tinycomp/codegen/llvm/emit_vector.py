@@ -106,7 +106,8 @@ def emit_load(em: FunctionEmitter, op: Operation) -> None:
     address = em.element_pointer(memref, [em.value(i) for i in indices])
     result = result_name(em, op, "vload")
     align = element_size(op.results[0].type.element_type)
-    em.emit(f"{result} = load {type_}, ptr {address}, align {align}")
+    pointer = em.memref(memref).pointer  # "ptr", or "ptr addrspace(1)" on a GPU
+    em.emit(f"{result} = load {type_}, {pointer} {address}, align {align}")
     em.bind(op.results[0], result)
 
 
@@ -117,7 +118,8 @@ def emit_store(em: FunctionEmitter, op: Operation) -> None:
     type_ = _vector_type(em, op, value.type)
     address = em.element_pointer(memref, [em.value(i) for i in indices])
     align = element_size(value.type.element_type)
-    em.emit(f"store {type_} {em.value(value)}, ptr {address}, align {align}")
+    pointer = em.memref(memref).pointer
+    em.emit(f"store {type_} {em.value(value)}, {pointer} {address}, align {align}")
 
 
 @register_emitter("vector.broadcast")

@@ -25,6 +25,7 @@ lets ``tinycomp.interpret`` run host code that calls ``gpu.launch_func``.
 from tinycomp.frontend.simt import *  # noqa: F403  (the kernel DSL's names)
 from tinycomp.frontend.simt import __all__ as _dsl_names
 from tinycomp.gpu.launch import LaunchResult, launch
+from tinycomp.gpu.ptx import PtxKernel, to_ptx
 from tinycomp.targets.gpu_sim import interp_rule as _interp_rule
 from tinycomp.targets.gpu_sim.errors import *  # noqa: F403
 from tinycomp.targets.gpu_sim.errors import __all__ as _error_names
@@ -38,6 +39,8 @@ __all__ = [
     "GpuPreset",
     "LaunchResult",
     "PRESETS",
+    "PtxKernel",
     "launch",
     "lookup_preset",
+    "to_ptx",
 ]

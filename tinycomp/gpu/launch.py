@@ -37,7 +37,7 @@ from __future__ import annotations
 import weakref
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tinycomp.dialects.gpu import GPUFuncOp
 from tinycomp.frontend.simt import Kernel
@@ -45,11 +45,15 @@ from tinycomp.gpu.cleanup import cleaned_once, cleaned_up
 from tinycomp.ir import ModuleOp, Operation
 from tinycomp.targets.gpu_sim.cost_model import Estimate, estimate
 from tinycomp.targets.gpu_sim.counters import KernelCounters
+from tinycomp.targets.gpu_sim.errors import UNCHANGED, LaunchError
 from tinycomp.targets.gpu_sim.occupancy import Occupancy, occupancy
 from tinycomp.targets.gpu_sim.preset import GpuPreset, lookup_preset
 from tinycomp.targets.gpu_sim.registers import RegisterEstimate, estimate_registers
 from tinycomp.targets.gpu_sim.simulator import find_kernel, simulate
 from tinycomp.targets.gpu_sim.trace import WarpTrace
+
+if TYPE_CHECKING:
+    from tinycomp.codegen.gpu.ptxas import KernelResources
 
 __all__ = ["LaunchResult", "launch"]
 
@@ -72,6 +76,8 @@ class LaunchResult:
     occupancy: Occupancy
     estimate: Estimate
     trace: WarpTrace | None = None
+    ptxas: KernelResources | None = None
+    """What ``ptxas`` reported, when the launch asked for ``registers="ptxas"``."""
 
     def __str__(self) -> str:
         grid = "x".join(map(str, self.grid))
@@ -82,7 +88,8 @@ class LaunchResult:
             f" bound by {self.estimate.binding}",
             f"  occupancy {self.occupancy.occupancy:.0%} ({self.occupancy.blocks_per_sm} blocks"
             f" per SM, limited by {self.occupancy.binding}),"
-            f" {self.registers.registers} registers per thread (estimated)",
+            f" {self.occupancy_registers} registers per thread"
+            f" ({'ptxas' if self.ptxas is not None else 'estimated'})",
             f"  SIMT efficiency {self.counters.simt_efficiency():.0%},"
             f" coalescing {self.counters.coalescing_efficiency():.0%},"
             f" bank-conflict degree {self.counters.bank_conflict_degree():.2f}",
@@ -90,6 +97,11 @@ class LaunchResult:
         return "\n".join(lines)
 
     __repr__ = __str__
+
+    @property
+    def occupancy_registers(self) -> int:
+        """The registers per thread the occupancy was computed with."""
+        return self.ptxas.registers if self.ptxas is not None else self.registers.registers
 
 
 def launch(
@@ -105,6 +117,7 @@ def launch(
     flops: float | None = None,
     optimize: bool = True,
     step_limit: int = 10_000_000,
+    registers: str = "estimate",
 ) -> LaunchResult:
     """Run ``kernel`` over ``grid`` x ``block`` threads on the simulator; results in place.
 
@@ -121,6 +134,9 @@ def launch(
     simulates the IR exactly as written (``Kernel.specialize`` gives it, for printing).
     ``step_limit`` bounds the loop iterations of the whole launch: past it, a
     ``SanitizerError`` names the loop and its line (a loop that may not terminate).
+    ``registers="ptxas"`` compiles the kernel to PTX for the preset's architecture and
+    gives the occupancy calculator the registers ``ptxas`` allocates (``result.ptxas``)
+    instead of the estimate; it needs ``ptxas`` on PATH (``gpu.to_ptx`` says why not).
 
     >>> from tinycomp import gpu
     >>> import numpy as np
@@ -140,14 +156,15 @@ def launch(
         if found is None:
             func = find_kernel(module)
             found = _PREPARED[module] = (func, estimate_registers(func))
-        func, registers = found
+        func, estimated = found
     else:
         name = kernel.sym_name if isinstance(kernel, GPUFuncOp) else None
         module = _outermost(kernel)
         if optimize:
             module = cleaned_up(module)
         func = find_kernel(module, name)
-        registers = estimate_registers(func)
+        estimated = estimate_registers(func)
+    assembled = _ptxas_resources(module, chip, registers)  # before any array changes
     run = simulate(
         func,
         grid=grid,
@@ -160,7 +177,8 @@ def launch(
         step_limit=step_limit,
         keep_compiled=isinstance(kernel, Kernel),
     )
-    occ = occupancy(chip, run.threads_per_block, registers.registers, run.shared_bytes)
+    per_thread = assembled.registers if assembled is not None else estimated.registers
+    occ = occupancy(chip, run.threads_per_block, per_thread, run.shared_bytes)
     cost = estimate(run.counters, chip, occ, flops=flops)
     return LaunchResult(
         kernel=run.kernel,
@@ -169,11 +187,32 @@ def launch(
         preset=chip,
         module=module,
         counters=run.counters,
-        registers=registers,
+        registers=estimated,
         occupancy=occ,
         estimate=cost,
         trace=run.trace,
+        ptxas=assembled,
     )
+
+
+def _ptxas_resources(module: Operation, chip: GpuPreset, registers: str) -> KernelResources | None:
+    """``None`` for ``registers="estimate"``; ptxas's report for ``"ptxas"``."""
+    if registers == "estimate":
+        return None
+    if registers != "ptxas":
+        raise LaunchError(
+            f"registers={registers!r}: expected 'estimate' (the register estimate) or "
+            f"'ptxas' (what ptxas allocates); {UNCHANGED}"
+        )
+    from tinycomp.gpu.ptx import to_ptx  # llvmlite: loaded when asked for
+
+    compiled = to_ptx(module, (), chip, clean=False)
+    if compiled.resources is None:
+        raise LaunchError(
+            f"registers='ptxas' needs ptxas: {compiled.note}; use registers='estimate' "
+            f"(the default); {UNCHANGED}"
+        )
+    return compiled.resources
 
 
 _PREPARED: weakref.WeakKeyDictionary[Operation, tuple[GPUFuncOp, RegisterEstimate]] = (

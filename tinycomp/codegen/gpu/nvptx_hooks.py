@@ -5,8 +5,8 @@
    ``nvptx-lower-alloca`` moves it to ``.local`` itself). Kernels are
    ``define ptx_kernel void @k(...)`` (the calling convention that replaced the
    ``!nvvm.annotations`` kernel metadata).
-2. The architecture: ``sm_80`` (A100) or ``sm_90`` (H100). LLVM 22 picks PTX ISA 7.0
-   for sm_80 and 7.8 for sm_90; sm_90 is asked for PTX ISA 8.0 (``+ptx80``), the first
+2. The architecture: ``sm_80`` (A100), ``sm_86`` (RTX A6000) or ``sm_90`` (H100). LLVM
+   22 picks PTX ISA 7.0 for sm_80, 7.1 for sm_86 and 7.8 for sm_90; sm_90 is asked for PTX ISA 8.0 (``+ptx80``), the first
    with ``elect.sync``.
 3. Where a thread is: the special registers ``%tid``, ``%ctaid``, ``%ntid``,
    ``%nctaid`` and ``%laneid``, read with ``llvm.nvvm.read.ptx.sreg.*`` (``i32``).
@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 
 __all__ = ["NVPTX_ARCHES", "NVPTXHooks"]
 
-NVPTX_ARCHES = {"sm_80": "", "sm_90": "+ptx80"}
+NVPTX_ARCHES = {"sm_80": "", "sm_86": "", "sm_90": "+ptx80"}
 """The architectures tinycomp targets, and the PTX ISA features each is given (step 2)."""
 NVPTX_DATALAYOUT = "e-p6:32:32-i64:64-i128:128-i256:256-v16:16-v32:32-n16:32:64"
 """LLVM 22's data layout for ``nvptx64-nvidia-cuda`` (``TargetMachine.target_data``)."""
@@ -61,7 +61,7 @@ class NVPTXHooks(GPUHooks):
         if arch not in NVPTX_ARCHES:
             raise CodegenError(f"expected an NVPTX arch among {sorted(NVPTX_ARCHES)}, got {arch!r}")
         self.arch = arch
-        """``sm_80`` or ``sm_90``."""
+        """``sm_80``, ``sm_86`` or ``sm_90``."""
         self.features = NVPTX_ARCHES[arch]
         """The target features given to LLVM (the PTX ISA version, step 2)."""
 

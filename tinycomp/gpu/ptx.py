@@ -1,0 +1,131 @@
+"""A kernel as a real NVIDIA toolchain sees it: LLVM IR, PTX, and what ``ptxas`` says.
+
+``to_ptx(kernel, args, preset="a100")`` goes the way ``nvcc`` would, in-process:
+
+1. specialise the kernel to the arguments and clean the IR up as ``launch`` does
+   (``canonicalize, cse, loop-invariant-code-motion``);
+2. emit LLVM IR for NVPTX (``tinycomp.codegen.gpu``: kernels as ``ptx_kernel``, shared
+   memory in address space 3, barriers and shuffles as ``convergent`` intrinsic calls),
+   let LLVM optimise it and print PTX for the preset's architecture (``sm_80`` for the
+   A100, ``sm_86`` for the RTX A6000, ``sm_90`` for the H100);
+3. where ``ptxas`` is on PATH, assemble the PTX: its report (registers per thread,
+   spills, static shared memory, stack frame) is what the occupancy calculator should use
+   in place of the register estimate (``launch(..., registers="ptxas")`` does).
+
+On a machine without ``ptxas`` (most laptops; the ``nvidia-cuda-nvcc`` wheel provides one)
+step 3 is skipped and ``PtxKernel.note`` says why.
+
+>>> import numpy as np
+>>> from tinycomp import gpu
+>>> @gpu.kernel
+... def double(x):
+...     i = gpu.block_idx.x * gpu.block_dim.x + gpu.thread_idx.x
+...     x[i] = 2.0 * x[i]
+>>> compiled = gpu.to_ptx(double, [np.zeros(64, np.float32)])
+>>> compiled.arch, ".entry double(" in compiled.ptx
+('sm_80', True)
+>>> [line.split()[0] for line in compiled.lines("ld.global", "st.global")]
+['ld.global.b32', 'st.global.b32']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tinycomp.codegen.gpu import (
+    NVPTX_ARCHES,
+    KernelResources,
+    NVPTXHooks,
+    emit_device_llvm,
+    ptx,
+    ptxas_report,
+    ptxas_unavailable,
+)
+from tinycomp.frontend.simt import Kernel
+from tinycomp.gpu.cleanup import cleaned_once, cleaned_up
+from tinycomp.ir import Operation
+from tinycomp.targets.gpu_sim.preset import GpuPreset, lookup_preset
+from tinycomp.targets.gpu_sim.simulator import find_kernel
+
+__all__ = ["PtxKernel", "preset_arch", "to_ptx"]
+
+
+@dataclass(frozen=True)
+class PtxKernel:
+    """One kernel compiled to PTX (see the module docstring)."""
+
+    kernel: str
+    arch: str
+    llvm: str
+    """The LLVM IR tinycomp wrote, before LLVM optimised it."""
+    ptx: str
+    resources: KernelResources | None
+    """What ``ptxas -v`` reports for the kernel, or ``None`` (``note`` says why)."""
+    note: str | None = None
+
+    def lines(self, *needles: str) -> list[str]:
+        """The PTX instructions that contain any of ``needles``, stripped."""
+        return [
+            line.strip()
+            for line in self.ptx.splitlines()
+            if any(needle in line for needle in needles) and not line.strip().startswith("//")
+        ]
+
+    def __str__(self) -> str:
+        if self.resources is None:
+            said = f"no ptxas report ({self.note})"
+        else:
+            r = self.resources
+            said = (
+                f"ptxas: {r.registers} registers, {r.spill_stores} bytes spill stores, "
+                f"{r.shared_bytes} bytes shared, {r.stack_frame} bytes stack"
+            )
+        return f"@{self.kernel} for {self.arch}: {len(self.ptx.splitlines())} lines of PTX; {said}"
+
+
+def preset_arch(preset: str | GpuPreset) -> str:
+    """The PTX architecture of a preset's GPU (the closest tinycomp emits).
+
+    >>> preset_arch("h100"), preset_arch("a6000"), preset_arch("classroom")
+    ('sm_90', 'sm_86', 'sm_80')
+    """
+    major, minor = lookup_preset(preset).compute_capability
+    arch = f"sm_{major}{minor}"
+    if arch in NVPTX_ARCHES:
+        return arch
+    older = [a for a in NVPTX_ARCHES if int(a[3:]) <= major * 10 + minor]
+    return max(older, key=lambda a: int(a[3:])) if older else "sm_80"
+
+
+def to_ptx(
+    kernel: Kernel | Operation,
+    args: Sequence[Any],
+    preset: str | GpuPreset = "a100",
+    *,
+    arch: str | None = None,
+    opt_level: int = 3,
+    assemble: bool = True,
+    clean: bool = True,
+) -> PtxKernel:
+    """Compile ``kernel`` (specialised to ``args``) to PTX for ``arch`` (default: the
+    preset's), and assemble it with ``ptxas`` when ``assemble`` and ptxas is on PATH.
+    ``clean=False`` takes gpu IR as it is (``launch`` passes the copy it cleaned)."""
+    arch = arch or preset_arch(preset)
+    if isinstance(kernel, Kernel):
+        module = cleaned_once(kernel.specialize(*args))
+    else:
+        module = cleaned_up(kernel) if clean else kernel
+    func = find_kernel(module)
+    name = func.attributes["sym_name"].value
+    llvm_text = emit_device_llvm(module, NVPTXHooks(arch)).text
+    text = ptx(module, arch=arch, opt_level=opt_level)
+    note = ptxas_unavailable() if assemble else "not assembled (assemble=False)"
+    resources = None
+    if note is None:
+        report = ptxas_report(text, arch)
+        resources = report.kernels.get(name) if report is not None else None
+        if resources is None:
+            note = f"ptxas reported no kernel named {name}"
+    return PtxKernel(name, arch, llvm_text, text, resources, note)

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from tinycomp import gpu
+from tinycomp.gpu.ptx import allow_contraction
 from tinycomp.targets.gpu_sim.occupancy import occupancy
 from tinycomp.testing.sgemm_worklog import sgemm_kernel
 
@@ -111,3 +112,12 @@ def test_ptxas_registers_without_ptxas_say_why_and_change_nothing(monkeypatch):
     with pytest.raises(gpu.LaunchError, match="needs ptxas: ptxas is not on PATH"):
         gpu.launch(saxpy, 4, 32, (x, y, a, n), registers="ptxas")
     assert np.array_equal(y, before)
+
+
+def test_fmad_contracts_multiply_adds_as_nvcc_does_by_default():
+    x, y, a, n = _saxpy_args()
+    fused = gpu.to_ptx(saxpy, (x, y, a, n), assemble=False)
+    separate = gpu.to_ptx(saxpy, (x, y, a, n), assemble=False, fmad=False)
+    assert len(fused.lines("fma.rn.f32")) == 1 and not fused.lines("mul.rn.f32", "mul.f32")
+    assert not separate.lines("fma.rn.f32") and separate.lines("mul.rn.f32", "mul.f32")
+    assert "fastmath<contract>" in str(allow_contraction(saxpy.specialize(x, y, a, n)))

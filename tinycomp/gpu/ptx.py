@@ -3,7 +3,10 @@
 ``to_ptx(kernel, args, preset="a100")`` goes the way ``nvcc`` would, in-process:
 
 1. specialise the kernel to the arguments and clean the IR up as ``launch`` does
-   (``canonicalize, cse, loop-invariant-code-motion``);
+   (``canonicalize, cse, loop-invariant-code-motion``); with ``fmad=True`` (nvcc's
+   default, ``--fmad=true``) every float add, subtract and multiply may be contracted
+   into a fused multiply-add (``fastmath<contract>``, LLVM's ``contract`` flag): PTX's
+   ``fma.rn.f32``, the FFMA the simulator counts;
 2. emit LLVM IR for NVPTX (``tinycomp.codegen.gpu``: kernels as ``ptx_kernel``, shared
    memory in address space 3, barriers and shuffles as ``convergent`` intrinsic calls),
    let LLVM optimise it and print PTX for the preset's architecture (``sm_80`` for the
@@ -45,11 +48,11 @@ from tinycomp.codegen.gpu import (
 )
 from tinycomp.frontend.simt import Kernel
 from tinycomp.gpu.cleanup import cleaned_once, cleaned_up
-from tinycomp.ir import Operation
+from tinycomp.ir import OpaqueAttr, Operation
 from tinycomp.targets.gpu_sim.preset import GpuPreset, lookup_preset
 from tinycomp.targets.gpu_sim.simulator import find_kernel
 
-__all__ = ["PtxKernel", "preset_arch", "to_ptx"]
+__all__ = ["CONTRACTIBLE", "PtxKernel", "allow_contraction", "preset_arch", "to_ptx"]
 
 
 @dataclass(frozen=True)
@@ -99,6 +102,30 @@ def preset_arch(preset: str | GpuPreset) -> str:
     return max(older, key=lambda a: int(a[3:])) if older else "sm_80"
 
 
+CONTRACTIBLE = frozenset(["arith.addf", "arith.subf", "arith.mulf"])
+"""The float ops nvcc's ``--fmad=true`` lets the compiler fuse into a multiply-add."""
+
+
+def allow_contraction(module: Operation) -> Operation:
+    """A copy of ``module`` whose float adds, subtracts and multiplies carry
+    ``fastmath<contract>`` (their other fast-math flags kept).
+
+    >>> from tinycomp.ir import parse
+    >>> m = parse("func.func @f(%a: f32) -> f32 { %b = arith.mulf %a, %a : f32  return %b : f32 }")
+    >>> print(allow_contraction(m).body.first_op.entry_block.ops[0])
+    %b = arith.mulf %a, %a fastmath<contract> : f32
+    """
+    copy = module.clone()
+    for op in copy.walk():
+        if op.name not in CONTRACTIBLE:
+            continue
+        old = op.attributes.get("fastmath")
+        words = str(old).partition("<")[2].rstrip(">").split(",") if old is not None else []
+        flags = [w.strip() for w in words if w.strip() not in ("", "none", "contract")]
+        op.attributes["fastmath"] = OpaqueAttr(f"#arith.fastmath<{','.join([*flags, 'contract'])}>")
+    return copy
+
+
 def to_ptx(
     kernel: Kernel | Operation,
     args: Sequence[Any],
@@ -108,6 +135,7 @@ def to_ptx(
     opt_level: int = 3,
     assemble: bool = True,
     clean: bool = True,
+    fmad: bool = True,
 ) -> PtxKernel:
     """Compile ``kernel`` (specialised to ``args``) to PTX for ``arch`` (default: the
     preset's), and assemble it with ``ptxas`` when ``assemble`` and ptxas is on PATH.
@@ -117,6 +145,8 @@ def to_ptx(
         module = cleaned_once(kernel.specialize(*args))
     else:
         module = cleaned_up(kernel) if clean else kernel
+    if fmad:
+        module = allow_contraction(module)
     func = find_kernel(module)
     name = func.attributes["sym_name"].value
     llvm_text = emit_device_llvm(module, NVPTXHooks(arch)).text

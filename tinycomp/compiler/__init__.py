@@ -3,12 +3,13 @@
 * ``options``: ``CompileOptions``, every choice the pipeline makes, explicit;
 * ``stages``: the named stages and the passes each one runs;
 * ``targets``: the table of targets (``register_target``), each with its strategies and
-  backend; ``builtin_targets``: ``interp`` and ``cpu``;
+  backend; ``builtin_targets``: ``interp`` and ``cpu``; ``gpu_targets``: ``gpu-sim``;
 * ``compile``: the driver; ``program``: ``CompiledProgram``, what it returns;
 * ``errors``: ``CompileError``.
 """
 
 from tinycomp.compiler import builtin_targets as builtin_targets
+from tinycomp.compiler import gpu_targets as gpu_targets
 from tinycomp.compiler.compile import compile
 from tinycomp.compiler.errors import CompileError
 from tinycomp.compiler.options import CompileOptions

@@ -20,7 +20,7 @@ the same ``compile`` call with more of them turned off).
 
 >>> from tinycomp.compiler.targets import TARGETS
 >>> [target.name for target in TARGETS.values()]
-['interp', 'cpu']
+['interp', 'cpu', 'gpu-sim']
 >>> [strategy.name for strategy in TARGETS["cpu"].strategies]
 ['blis', 'rows', 'vector', 'math']
 """

@@ -48,6 +48,8 @@ class CompileOptions:
     """Your own passes, run right after the named stage: ``{"fused": [MyPass()]}``."""
     opt_level: int = 3
     """LLVM's optimization level for ``target="cpu"``: 0 (none) to 3 (vectorized)."""
+    gpu_preset: str = "a100"
+    """The GPU ``target="gpu-sim"`` simulates and estimates for (``tinycomp.gpu.PRESETS``)."""
     strategies: Mapping[str, bool] = field(default_factory=dict)
     """The target's strategies by name: ``False`` turns one off, ``True`` forces it
     wherever it is legal (not only where it pays); a strategy left out is on and decides

@@ -85,9 +85,16 @@ class CompiledProgram:
     input_count: int = 0
     """How many arrays a call takes (the entry function's arguments before bufferization)."""
     native: Any = None
-    """For ``target="cpu"``: the JIT-compiled ``loops`` stage (a ``CpuProgram``)."""
+    """The backend's program: for ``target="cpu"`` the JIT-compiled ``loops`` stage (a
+    ``CpuProgram``), for ``target="gpu-sim"`` a ``GpuSimProgram``."""
     decisions: list[StrategyDecision] = field(default_factory=list)
     """Which strategy of the target each kernel got, and why, in pipeline order."""
+
+    @property
+    def launches(self) -> list[Any]:
+        """``target="gpu-sim"``: the kernel launches of the last call (kernel, grid,
+        block, counters, estimate); empty for the other targets."""
+        return list(getattr(self.native, "launches", []))
 
     @property
     def last_stage(self) -> str:

@@ -13,16 +13,20 @@ itself. ``compile`` reads the same for every target:
 3. the backend, if the target has one, turns the module of its ``final_stage`` into
    something callable (``CpuProgram`` for ``"cpu"``).
 
-The GPU and NPU targets (``gpu-sim``, ``gpu``, ``npu-sim``) are added with
-``register_target``, each with its strategies and backend; nothing in ``compile`` changes.
+The GPU and NPU targets (``gpu-sim`` in ``gpu_targets.py``; ``gpu``, ``npu-sim`` to come)
+are added with ``register_target``, each with its strategies and backend; nothing in
+``compile`` changes.
 
 >>> print(describe_targets())
-interp  the numpy reference interpreter, at any stage
-cpu     native code for this machine through LLVM (from the 'loops' stage)
-          blis      contractions (matmul, batch matmul, conv2d) after 'bufferized'
-          rows      softmax / layernorm / rmsnorm rows after 'tiled'
-          vector    elementwise and reduction loops after 'loops'
-          math      exp, log, tanh, erf as vectorizable polynomials after 'loops'
+interp   the numpy reference interpreter, at any stage
+cpu      native code for this machine through LLVM (from the 'loops' stage)
+           blis      contractions (matmul, batch matmul, conv2d) after 'bufferized'
+           rows      softmax / layernorm / rmsnorm rows after 'tiled'
+           vector    elementwise and reduction loops after 'loops'
+           math      exp, log, tanh, erf as vectorizable polynomials after 'loops'
+gpu-sim  the SIMT GPU simulator, with counters and a cost estimate (from the 'loops' stage)
+           gpu-map   every kernel: a thread per output element or row after 'tiled'
+           outline   bound loop nests as gpu.func kernels after 'loops'
 """
 
 from __future__ import annotations

@@ -47,18 +47,20 @@ def run_bufferized(
     *arrays: Any,
     entry: str = "main",
     output_shapes: Sequence[tuple[int, ...]] | None = None,
+    rules: dict[str, Any] | None = None,
 ) -> Any:
     """Run ``@entry`` on ``arrays`` plus fresh out-params; return the out-params (one
     array, or a tuple), after any results the function still returns.
 
     Out-params are the arguments marked ``{bufferize.result}``, or else the trailing
     arguments beyond ``arrays``. ``output_shapes`` gives their shapes when their types
-    have dynamic sizes.
+    have dynamic sizes. ``rules`` replaces the interpreter's rule table (a target that
+    runs some ops its own way, as ``gpu-sim`` runs ``gpu.launch_func``).
     """
     if isinstance(module, str):
         module = parse(module, verify=False)
     verify(module)
-    interpreter = Interpreter(module)
+    interpreter = Interpreter(module, rules=rules)
     function = interpreter.symbols.get(entry)
     if function is None or function.name != "func.func":
         raise InterpreterError(f"no function @{entry} in the module")

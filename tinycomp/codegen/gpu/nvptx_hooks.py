@@ -6,8 +6,8 @@
    ``define ptx_kernel void @k(...)`` (the calling convention that replaced the
    ``!nvvm.annotations`` kernel metadata).
 2. The architecture: ``sm_80`` (A100), ``sm_86`` (RTX A6000) or ``sm_90`` (H100). LLVM
-   22 picks PTX ISA 7.0 for sm_80, 7.1 for sm_86 and 7.8 for sm_90; sm_90 is asked for PTX ISA 8.0 (``+ptx80``), the first
-   with ``elect.sync``.
+   22 picks PTX ISA 7.0 for sm_80, 7.1 for sm_86 and 7.8 for sm_90; sm_90 is asked for
+   PTX ISA 8.0 (``+ptx80``), the first with ``elect.sync``.
 3. Where a thread is: the special registers ``%tid``, ``%ctaid``, ``%ntid``,
    ``%nctaid`` and ``%laneid``, read with ``llvm.nvvm.read.ptx.sreg.*`` (``i32``).
 4. The barrier: ``llvm.nvvm.barrier.cta.sync.aligned.all(i32 0)``, PTX ``bar.sync 0``

@@ -19,8 +19,9 @@ in a **subprocess** (``gpu_sim_peers.py``) with its environment variable set, un
 takes longer than ``--timeout`` seconds is stopped and reported as ``> N s``. Times are
 medians of ``--repeats`` runs (tinycomp's fastest run is kept too, ``launch_min_ms``: a
 millisecond-long run on a shared machine is often delayed); ratios are peer median /
-tinycomp median (``launch_ms``), so above 1 tinycomp is faster. The peak Python memory (``tracemalloc``) of a 2^20-thread vector
-add is recorded too. The record goes to ``benchmarks/results/gpu_sim_<cpu>.json``.
+tinycomp median (``launch_ms``), so above 1 tinycomp is faster. The peak Python memory
+(``tracemalloc``) of a 2^20-thread vector add is recorded too. The record goes to
+``benchmarks/results/gpu_sim_<cpu>.json``.
 
 Usage::
 

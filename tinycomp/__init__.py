@@ -20,11 +20,12 @@ module {
 3.0
 
 ``tinycomp.gpu`` holds the CUDA-style kernel DSL and ``launch``, which runs a kernel on
-the simulated GPU.
+the simulated GPU; ``tinycomp.tile`` the Triton-style tile DSL (``@tile.kernel``, launched
+over a grid of programs).
 """
 
 import tinycomp.dialects  # registers every dialect with the parser  # noqa: F401
-from tinycomp import gpu
+from tinycomp import gpu, tile
 from tinycomp.compiler import CompileError, CompileOptions, compile
 from tinycomp.frontend import TensorSpec, TraceError, trace
 from tinycomp.interp import InterpreterError, interpret
@@ -48,5 +49,6 @@ __all__ = [
     "gpu",
     "interpret",
     "parse",
+    "tile",
     "trace",
 ]

@@ -5,7 +5,11 @@ with two strategies of this target:
 
 * ``gpu-map`` after ``tiled``: ``gpu-map-kernels`` tiles each kernel by one output
   element (or row) per thread and binds the tile loops to the grid, one
-  ``StrategyDecision`` per kernel saying which mapping it got;
+  ``StrategyDecision`` per kernel saying which mapping it got; contractions (and their
+  elementwise epilogues) it leaves whole for
+* ``block-tiles`` after ``bufferized``: ``gpu-contraction-block-tiles`` makes each a
+  block-tiled GEMM kernel (A and B tiles in shared memory between barriers, a register
+  tile per thread), tiles chosen for the preset's SM count;
 * ``outline`` after ``loops``: ``gpu-kernel-outlining`` turns each bound nest into a
   ``gpu.func`` in its ``gpu.module`` and a ``gpu.launch_func`` in the host function.
 
@@ -45,17 +49,24 @@ from tinycomp.ir.op_names import op_name
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.symbols import symbol_name
 from tinycomp.passes import CanonicalizePass, CSEPass, Pass
+from tinycomp.passes.gpu.block_tiles import GpuBlockTilesPass
 from tinycomp.passes.gpu.mapping import GpuMappingPass
 from tinycomp.passes.gpu.outlining import GpuKernelOutliningPass
 from tinycomp.targets.gpu_sim.cost_model import Estimate, estimate
-from tinycomp.targets.gpu_sim.counters import KernelCounters
+from tinycomp.targets.gpu_sim.counters import KernelCounters, extrapolate_counters
 from tinycomp.targets.gpu_sim.errors import SimulatorError
-from tinycomp.targets.gpu_sim.occupancy import occupancy
+from tinycomp.targets.gpu_sim.occupancy import Occupancy, occupancy
 from tinycomp.targets.gpu_sim.preset import lookup_preset
 from tinycomp.targets.gpu_sim.registers import estimate_registers
 from tinycomp.targets.gpu_sim.simulator import simulate
 
-__all__ = ["GPU_SIM", "GpuSimProgram", "KernelLaunch"]
+__all__ = [
+    "ESTIMATE_DEPTHS",
+    "GPU_SIM",
+    "GpuSimProgram",
+    "KernelLaunch",
+    "compiled_matmul_estimate",
+]
 
 _HOST_OPS = (
     "memref.alloc", "memref.dealloc", "memref.subview", "memref.copy", "gpu.launch_func",
@@ -73,6 +84,8 @@ class KernelLaunch:
     block: tuple[int, int, int]
     counters: KernelCounters
     estimate: Estimate
+    occupancy: Occupancy | None = None
+    """The occupancy the estimate used (registers and shared memory per block)."""
 
     def __str__(self) -> str:
         grid, block = "x".join(map(str, self.grid)), "x".join(map(str, self.block))
@@ -93,6 +106,9 @@ class GpuSimProgram:
     """The GPU the cost model estimates for (``tinycomp.targets.gpu_sim.PRESETS``)."""
     launches: list[KernelLaunch] = field(default_factory=list)
     """The launches of the last call, in order."""
+    sample_blocks: int | None = None
+    """Simulate only this many blocks of each grid (counters scaled to the grid, outputs
+    not written: for estimates of large problems); ``None`` runs every block."""
 
     def __call__(self, *arrays: Any) -> Any:
         self.launches = []
@@ -119,7 +135,15 @@ class GpuSimProgram:
                 args.append(value)
         chip = lookup_preset(self.preset)
         try:
-            run = simulate(kernel, grid=grid, block=block, args=args, preset=chip)
+            run = simulate(
+                kernel,
+                grid=grid,
+                block=block,
+                args=args,
+                preset=chip,
+                sanitize=self.sample_blocks is None,
+                sample_blocks=self.sample_blocks,
+            )
         except SimulatorError as error:
             raise op_error(op, str(error)) from error
         for memref, array, initialized in arrays:  # an element the kernel wrote is set
@@ -127,11 +151,13 @@ class GpuSimProgram:
             before = memref.buffer.data[positions]
             changed = ~((array == before) | (np.isnan(array) & np.isnan(before)))
             memref.buffer.data[positions] = array
+            if self.sample_blocks is not None:
+                changed[:] = True  # a sampled grid is taken to have written its outputs
             memref.buffer.initialized[positions] = initialized | changed
         registers = estimate_registers(kernel).registers
         occ = occupancy(chip, run.threads_per_block, registers, run.shared_bytes)
         cost = estimate(run.counters, chip, occ)
-        self.launches.append(KernelLaunch(run.kernel, run.grid, run.block, run.counters, cost))
+        self.launches.append(KernelLaunch(run.kernel, run.grid, run.block, run.counters, cost, occ))
         return []
 
 
@@ -174,8 +200,21 @@ def _gpu_sim_backend(
     return GpuSimProgram(module, entry, shapes, preset)
 
 
+def _sm_count(options: CompileOptions) -> int:
+    try:
+        return lookup_preset(options.gpu_preset).sm_count
+    except Exception as error:
+        raise CompileError(f"target 'gpu-sim': {error}") from error
+
+
 def _map(options: CompileOptions) -> list[Pass]:
-    return [GpuMappingPass(), CanonicalizePass(), CSEPass()]
+    block_tiles = options.strategies.get("block-tiles", True) is not False
+    mapping = GpuMappingPass(block_tiles=block_tiles, sm_count=_sm_count(options))
+    return [mapping, CanonicalizePass(), CSEPass()]
+
+
+def _block_tiles(options: CompileOptions) -> list[Pass]:
+    return [GpuBlockTilesPass(sm_count=_sm_count(options)), CanonicalizePass(), CSEPass()]
 
 
 def _outline(options: CompileOptions) -> list[Pass]:
@@ -187,7 +226,13 @@ GPU_SIM = register_target(
         "gpu-sim",
         "the SIMT GPU simulator, with counters and a cost estimate",
         strategies=(
-            Strategy("gpu-map", "every kernel: a thread per output element or row", "tiled", _map),
+            Strategy("gpu-map", "kernels to blocks and threads (a block per row)", "tiled", _map),
+            Strategy(
+                "block-tiles",
+                "contractions: shared-memory block tiles, register tiles",
+                "bufferized",
+                _block_tiles,
+            ),
             Strategy("outline", "bound loop nests as gpu.func kernels", "loops", _outline),
         ),
         final_stage="loops",
@@ -195,3 +240,45 @@ GPU_SIM = register_target(
         default_options=CompileOptions(strategies={"gpu-map": True}),
     )
 )
+
+
+ESTIMATE_DEPTHS = (576, 1088)
+"""The two depths K at which ``compiled_matmul_estimate`` really runs the kernel: long
+enough that its loop over K (8 or 16 at a time) is a loop, not one ptxas unrolls."""
+
+
+def compiled_matmul_estimate(
+    size: int = 4096, preset: str = "a6000", sample_blocks: int = 2, seed: int = 0
+) -> KernelLaunch:
+    """The compiled f32 matmul ``size x size x size`` on ``preset``, estimated as
+    ``sgemm_staircase`` estimates the hand-written kernels: ``sample_blocks`` blocks run
+    at the two depths ``ESTIMATE_DEPTHS``, the counters extrapolated to ``K = size``
+    (each is affine in K), then the cost model with ``flops = 2 size^3``.
+
+    >>> launch = compiled_matmul_estimate(size=1024, sample_blocks=1)  # doctest: +SKIP
+    >>> launch.estimate.achieved_gflops > 10_000  # doctest: +SKIP
+    True
+    """
+    from tinycomp.compiler.compile import compile as compile_program
+
+    rng = np.random.default_rng(seed)
+    options = CompileOptions(gpu_preset=preset)
+    runs = []
+    for depth in ESTIMATE_DEPTHS:
+        a = rng.standard_normal((size, depth), dtype=np.float32)
+        b = rng.standard_normal((depth, size), dtype=np.float32)
+        program = compile_program(lambda x, y: x @ y, a, b, target="gpu-sim", options=options)
+        native = program.native
+        native.sample_blocks = sample_blocks
+        native(a, b)
+        (launch,) = [run for run in native.launches if "gemm" in run.kernel]
+        runs.append(launch)
+    counters = extrapolate_counters(runs[0].counters, runs[1].counters, ESTIMATE_DEPTHS, size)
+    matrix = size * size * 4
+    chip = lookup_preset(preset)
+    occ = runs[-1].occupancy
+    assert occ is not None
+    names = {f"arg{i}": matrix for i in range(3)}
+    cost = estimate(counters, chip, occ, flops=2.0 * size**3, array_bytes=names)
+    last = runs[-1]
+    return KernelLaunch(last.kernel, last.grid, last.block, counters, cost, occ)

@@ -20,13 +20,14 @@ are added with ``register_target``, each with its strategies and backend; nothin
 >>> print(describe_targets())
 interp   the numpy reference interpreter, at any stage
 cpu      native code for this machine through LLVM (from the 'loops' stage)
-           blis      contractions (matmul, batch matmul, conv2d) after 'bufferized'
-           rows      softmax / layernorm / rmsnorm rows after 'tiled'
-           vector    elementwise and reduction loops after 'loops'
-           math      exp, log, tanh, erf as vectorizable polynomials after 'loops'
+           blis         contractions (matmul, batch matmul, conv2d) after 'bufferized'
+           rows         softmax / layernorm / rmsnorm rows after 'tiled'
+           vector       elementwise and reduction loops after 'loops'
+           math         exp, log, tanh, erf as vectorizable polynomials after 'loops'
 gpu-sim  the SIMT GPU simulator, with counters and a cost estimate (from the 'loops' stage)
-           gpu-map   every kernel: a thread per output element or row after 'tiled'
-           outline   bound loop nests as gpu.func kernels after 'loops'
+           gpu-map      kernels to blocks and threads (a block per row) after 'tiled'
+           block-tiles  contractions: shared-memory block tiles, register tiles after 'bufferized'
+           outline      bound loop nests as gpu.func kernels after 'loops'
 """
 
 from __future__ import annotations
@@ -150,12 +151,15 @@ def lookup_target(name: str) -> Target:
 def describe_targets() -> str:
     """The table as text: each target, then its strategies."""
     width = max(len(name) for name in TARGETS)
+    named = [strategy.name for target in TARGETS.values() for strategy in target.strategies]
+    column = max((len(name) for name in named), default=0)
     lines = []
     for target in TARGETS.values():
         where = f" (from the {target.final_stage!r} stage)" if target.final_stage else ""
         lines.append(f"{target.name:<{width}}  {target.runs_on}{where}")
         for strategy in target.strategies:
             lines.append(
-                f"{'':<{width}}    {strategy.name:<9} {strategy.kernels} after {strategy.stage!r}"
+                f"{'':<{width}}    {strategy.name:<{column}}  {strategy.kernels} "
+                f"after {strategy.stage!r}"
             )
     return "\n".join(lines)

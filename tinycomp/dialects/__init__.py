@@ -13,6 +13,8 @@ parser. The IR core (``tinycomp.ir``) knows none of them; it has only ``builtin.
 * ``vector``: SIMD values, their loads, stores, reductions and shuffles
 * ``gpu``: kernels, thread and block ids, barriers, shuffles, workgroup memory
 * ``nvvm`` (a part): NVIDIA's warp-synchronous ops (``redux.sync``, ``vote.sync``...)
+* ``tile`` (tinycomp's own, generic form): ``tile.load`` and ``tile.store``, the memory
+  edges of a tile-DSL program (Triton's ``tt.load`` / ``tt.store``)
 * ``common``: the syntax and base classes several dialects share
 
 >>> import tinycomp.dialects as dialects
@@ -32,10 +34,11 @@ from tinycomp.dialects import (
     nvvm,
     scf,
     tensor,
+    tile,
     vector,
 )
 
 __all__ = [
     "affine", "arith", "cf", "func", "gpu", "linalg", "math", "memref", "nvvm", "scf",
-    "tensor", "vector",
+    "tensor", "tile", "vector",
 ]  # fmt: skip

@@ -6,7 +6,14 @@
    (``canonicalize, cse, loop-invariant-code-motion``); with ``fmad=True`` (nvcc's
    default, ``--fmad=true``) every float add, subtract and multiply may be contracted
    into a fused multiply-add (``fastmath<contract>``, LLVM's ``contract`` flag): PTX's
-   ``fma.rn.f32``, the FFMA the simulator counts;
+   ``fma.rn.f32``, the FFMA the simulator counts; with ``unroll=True`` every ``scf.for``
+   with constant bounds and at most 64 iterations is fully unrolled
+   (``scf-for-full-unroll``), as ``nvcc -O3`` unrolls such loops ("by default, the
+   compiler unrolls small loops with a known trip count", the CUDA C++ Programming Guide
+   on ``#pragma unroll``): a per-thread array indexed by their induction variables then
+   has constant indices, and LLVM keeps it in registers instead of a stack frame in
+   local memory (the simulator counts the code that way too: ``emitted_code.py``, rules
+   2 and 4);
 2. emit LLVM IR for NVPTX (``tinycomp.codegen.gpu``: kernels as ``ptx_kernel``, shared
    memory in address space 3, barriers and shuffles as ``convergent`` intrinsic calls),
    let LLVM optimise it and print PTX for the preset's architecture (``sm_80`` for the
@@ -49,10 +56,18 @@ from tinycomp.codegen.gpu import (
 from tinycomp.frontend.simt import Kernel
 from tinycomp.gpu.cleanup import cleaned_once, cleaned_up
 from tinycomp.ir import OpaqueAttr, Operation
+from tinycomp.passes.unroll import FullUnrollPass
 from tinycomp.targets.gpu_sim.preset import GpuPreset, lookup_preset
 from tinycomp.targets.gpu_sim.simulator import find_kernel
 
-__all__ = ["CONTRACTIBLE", "PtxKernel", "allow_contraction", "preset_arch", "to_ptx"]
+__all__ = [
+    "CONTRACTIBLE",
+    "PtxKernel",
+    "allow_contraction",
+    "fully_unrolled",
+    "preset_arch",
+    "to_ptx",
+]
 
 
 @dataclass(frozen=True)
@@ -126,6 +141,28 @@ def allow_contraction(module: Operation) -> Operation:
     return copy
 
 
+def fully_unrolled(module: Operation) -> Operation:
+    """A copy of ``module`` after ``scf-for-full-unroll``: its loops with constant bounds
+    and at most ``UNROLL_LIMIT`` (64) iterations written out, the copies folded.
+
+    >>> from tinycomp.ir import parse
+    >>> m = parse('''gpu.module @kernels { gpu.func @k(%o: memref<2xf32>) kernel {
+    ...   %c0 = arith.constant 0 : index
+    ...   %c1 = arith.constant 1 : index
+    ...   %c2 = arith.constant 2 : index
+    ...   %x = arith.constant 1.0 : f32
+    ...   scf.for %i = %c0 to %c2 step %c1 {
+    ...     memref.store %x, %o[%i] : memref<2xf32>
+    ...   }
+    ...   gpu.return } }''')
+    >>> [str(op) for op in fully_unrolled(m).walk() if op.name == "memref.store"]
+    ['memref.store %x, %o[%c0] : memref<2xf32>', 'memref.store %x, %o[%c1] : memref<2xf32>']
+    """
+    copy = module.clone()
+    FullUnrollPass().run(copy)
+    return copy
+
+
 def to_ptx(
     kernel: Kernel | Operation,
     args: Sequence[Any],
@@ -136,10 +173,14 @@ def to_ptx(
     assemble: bool = True,
     clean: bool = True,
     fmad: bool = True,
+    unroll: bool = True,
 ) -> PtxKernel:
     """Compile ``kernel`` (specialised to ``args``) to PTX for ``arch`` (default: the
     preset's), and assemble it with ``ptxas`` when ``assemble`` and ptxas is on PATH.
-    ``clean=False`` takes gpu IR as it is (``launch`` passes the copy it cleaned)."""
+    ``clean=False`` takes gpu IR as it is (``launch`` passes the copy it cleaned).
+    ``unroll=True`` fully unrolls the small constant loops first, as ``nvcc -O3`` does
+    (see the module docstring); ``unroll=False`` leaves that to LLVM, which unrolls less.
+    Neither changes ``kernel`` or the IR it is given."""
     arch = arch or preset_arch(preset)
     if isinstance(kernel, Kernel):
         module = cleaned_once(kernel.specialize(*args))
@@ -147,6 +188,8 @@ def to_ptx(
         module = cleaned_up(kernel) if clean else kernel
     if fmad:
         module = allow_contraction(module)
+    if unroll:
+        module = fully_unrolled(module)
     func = find_kernel(module)
     name = func.attributes["sym_name"].value
     llvm_text = emit_device_llvm(module, NVPTXHooks(arch)).text

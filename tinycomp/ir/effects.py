@@ -120,7 +120,12 @@ def is_pure(op: Operation) -> bool:
     """
     if op.is_pure:  # the common case, without building a list
         return True
-    return not memory_effects(op)
+    own = op.get_effects()
+    if own is None or own:
+        return False
+    if not op.has_recursive_effects:
+        return True
+    return all(is_pure(inner) for inner in _nested_ops(op))  # stops at the first effect
 
 
 def is_read_only(op: Operation) -> bool:

@@ -53,6 +53,7 @@ from tinycomp.passes.pipeline import PipelineElement, parse_pipeline
 from tinycomp.passes.registry import lookup_pass, register_pass, registered_passes
 from tinycomp.passes.row_strategy import RowStrategyPass
 from tinycomp.passes.tiling import TileAndFusePass, TilePass
+from tinycomp.passes.unroll import FullUnrollPass
 from tinycomp.passes.vectorize import VectorizeLoopsPass
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "FusionPass", "GeneralizePass", "LinalgToLoopsPass", "TilePass", "TileAndFusePass",
     "OneShotBufferizePass", "BufferReusePass", "BufferDeallocationPass", "bufferization_passes",
     "VectorizeLoopsPass", "MathApproximationPass", "RowStrategyPass", "HoistCommonPass",
+    "FullUnrollPass",
     "PassManager", "PipelineResult", "Stage", "PipelineElement", "parse_pipeline",
     "register_pass", "lookup_pass", "registered_passes",
 ]  # fmt: skip

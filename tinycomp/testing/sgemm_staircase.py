@@ -42,7 +42,7 @@ from tinycomp.targets.gpu_sim.cost_model import Estimate, estimate
 from tinycomp.targets.gpu_sim.counters import extrapolate_counters
 from tinycomp.testing.sgemm_worklog import MEASURED_GFLOPS, SGEMM_KERNELS, SgemmKernel
 
-__all__ = ["Staircase", "StaircaseRow", "sgemm_staircase"]
+__all__ = ["Staircase", "StaircaseRow", "compiled_against_worklog", "sgemm_staircase"]
 
 
 @dataclass(frozen=True)
@@ -210,3 +210,27 @@ def sgemm_staircase(
         estimates[entry.name] = cost
         before = (predicted, measured)
     return Staircase(preset, size, sample_blocks, tuple(rows), estimates)
+
+
+def compiled_against_worklog(
+    preset: str = "a6000",
+    size: int = 4096,
+    sample_blocks: int = 2,
+    kernels: tuple[str, ...] = ("blocktile_2d", "vectorized", "warptile"),
+) -> dict[str, Estimate]:
+    """The estimate of ``tinycomp.compile(a @ b, target="gpu-sim")`` at ``size``^3 beside
+    those of the worklog's hand-written ``kernels``, each estimated the same way (sampled
+    blocks at two depths, counters extrapolated to ``K = size``).
+
+    >>> rows = compiled_against_worklog("a6000", 1024, 1, ("blocktile_2d",))  # doctest: +SKIP
+    >>> rows["compiled"].achieved_gflops > rows["blocktile_2d"].achieved_gflops  # doctest: +SKIP
+    True
+    """
+    from tinycomp.compiler.gpu_targets import compiled_matmul_estimate
+
+    rows = {"compiled": compiled_matmul_estimate(size, preset, sample_blocks).estimate}
+    rng = np.random.default_rng(0)
+    for name in kernels:
+        entry = next(k for k in SGEMM_KERNELS if k.name == name)
+        rows[name] = _run(entry, size, preset, sample_blocks, rng)[0]
+    return rows

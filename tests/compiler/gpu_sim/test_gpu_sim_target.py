@@ -40,8 +40,15 @@ ODD = {
 }
 
 
-def _compile(name: str, dtype: str, shape: dict[str, int]) -> tinycomp.CompiledProgram:
-    return tinycomp.compile(KERNELS[name].trace(dtype, **shape), target="gpu-sim")
+THREAD_PER_ELEMENT = CompileOptions(strategies={"block-tiles": False})
+"""The mapping of a thread per output element for contractions too."""
+
+
+def _compile(
+    name: str, dtype: str, shape: dict[str, int], options: CompileOptions | None = None
+) -> tinycomp.CompiledProgram:
+    trace = KERNELS[name].trace(dtype, **shape)
+    return tinycomp.compile(trace, target="gpu-sim", options=options)
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -86,7 +93,7 @@ def test_a_partial_block_is_guarded_and_the_grid_covers_the_output():
 
 
 def test_per_thread_temporaries_are_private_and_views_are_folded():
-    text = _compile("matmul", "f32", ODD["matmul"]).stages["loops"]
+    text = _compile("matmul", "f32", ODD["matmul"], THREAD_PER_ELEMENT).stages["loops"]
     kernel, host = text.split("func.func @main")
     assert "gpu.module @main_kernel" in kernel and "kernel {" in kernel
     assert "private(%arg3 : memref<1x1xf32, #gpu.address_space<private>>)" in kernel
@@ -123,7 +130,7 @@ def test_mlir_opt_verifies_the_gpu_module(name, tmp_path):
 
 
 def test_print_lists_each_kernels_mapping():
-    program = _compile("matmul", "f32", ODD["matmul"])
+    program = _compile("matmul", "f32", ODD["matmul"], THREAD_PER_ELEMENT)
     text = str(program)
     assert "%matmul: contraction (a thread per output element of 13x19" in text
     assert "blocks of 16x16 threads, grid 2x1" in text

@@ -8,7 +8,7 @@ a ``Branch``/``Exit`` for terminators). Rules read attributes by their MLIR name
 >>> own = {name for name, rule in ALL_RULES.items() if rule.__module__.startswith(__name__)}
 >>> sorted({name.split(".")[0] for name in own})  # doctest: +NORMALIZE_WHITESPACE
 ['affine', 'arith', 'bufferization', 'cf', 'func', 'linalg', 'math', 'memref', 'scf', 'tensor',
- 'vector']
+ 'tile', 'vector']
 >>> ALL_RULES["arith.addf"].__name__
 'run_addf'
 """
@@ -24,6 +24,7 @@ from tinycomp.interp.rules import (
     memref,
     scf,
     tensor,
+    tile,
     vector,
 )
 
@@ -39,6 +40,7 @@ ALL_RULES = {
     **linalg.RULES,
     **bufferization.RULES,
     **vector.RULES,
+    **tile.RULES,
 }
 """Op name -> rule, for every op the interpreter runs."""
 

@@ -18,6 +18,14 @@ each block along it (iteration ``i`` of the loop runs on block ``i / T``, thread
    reduction), or another *reduction*. A kernel without a parallel loop, or with
    dynamic sizes, cannot be mapped: its decision says so (``chosen=False``) and it is
    left as it is.
+   2b. With ``block_tiles`` (the default), a contraction whose loops have GEMM roles
+   (``contraction_roles``) is left whole, and so is an elementwise kernel that is the
+   epilogue of one (it reads the contraction's result, which nothing else reads, where
+   it writes): after bufferization ``gpu-contraction-block-tiles`` makes them one
+   block-tiled kernel with tiles in shared memory. The producers such a kernel reads
+   become kernels of their own (step 1 does not count reads by left kernels). A
+   contraction without those roles (a matrix-vector product, a broadcast) keeps the
+   mapping below: a thread per output element.
 3. Choose the tile sizes: 1 for each parallel loop (a row kernel keeps its innermost
    loop whole), 0 for the reductions; only the three innermost tiled loops are bound
    (x innermost, for coalescing), outer ones are left whole.
@@ -37,7 +45,7 @@ each block along it (iteration ``i`` of the loop runs on block ``i / T``, thread
 
 >>> import numpy as np, tinycomp
 >>> from tinycomp import CompileOptions
->>> mapping = GpuMappingPass()
+>>> mapping = GpuMappingPass(block_tiles=False)
 >>> a, b = np.ones((10, 7), np.float32), np.ones((7, 9), np.float32)
 >>> options = CompileOptions(extra_passes={"tiled": [mapping]})
 >>> _ = tinycomp.compile(lambda a, b: a @ b, a, b, options=options, stop_after="tiled")
@@ -45,6 +53,14 @@ each block along it (iteration ``i`` of the loop runs on block ``i / T``, thread
 %matmul: contraction (a thread per output element of 10x9, looping over the 7-long
 reduction; blocks of 16x16 threads, grid 1x1: each output element is an independent
 reduction; 1 producer fused into each tile (recomputed per tile))
+>>> mapping = GpuMappingPass(sm_count=84)
+>>> options = CompileOptions(extra_passes={"tiled": [mapping]})
+>>> _ = tinycomp.compile(lambda a, b: a @ b, a, b, options=options, stop_after="tiled")
+>>> print(mapping.decisions[0])  # doctest: +NORMALIZE_WHITESPACE
+%matmul: block-tiles (block tiles of a 10x9x7 GEMM: 16x16 tiles, BK=16, 1x1 per thread,
+256 threads, grid 1x1x1; A and B tiles staged in shared memory between barriers; tiles
+cut to the problem (the power of two covering M and N, 16 to 128) and halved (down to
+32) while the grid has fewer blocks than 84 SMs)
 """
 
 from __future__ import annotations
@@ -57,13 +73,13 @@ from tinycomp.ir.attributes import IntegerAttr
 from tinycomp.ir.op_names import op_name
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import ShapedType, i64
+from tinycomp.passes.gpu.contraction_roles import choose_tiles, contraction_roles
 from tinycomp.passes.pass_base import Pass
 from tinycomp.passes.registry import register_pass
 from tinycomp.passes.row_strategy import classify_row_kernel
 from tinycomp.passes.strategy import StrategyDecision, StrategyPass
 from tinycomp.passes.tiling.binding import bind_loops
 from tinycomp.passes.tiling.fuse import tile_and_fuse
-from tinycomp.passes.tiling.passes import tiling_roots
 from tinycomp.rewrite.rewriter import PatternRewriter
 
 __all__ = [
@@ -193,12 +209,22 @@ class GpuMappingPass(StrategyPass, Pass):
     name = "gpu-map-kernels"
     summary = "tile kernels by one element per GPU thread and bind the tile loops to the grid"
 
+    def __init__(self, block_tiles: bool = True, sm_count: int = 108) -> None:
+        super().__init__()
+        self.block_tiles = block_tiles
+        """Whether contractions are left whole for ``gpu-contraction-block-tiles``."""
+        self.sm_count = sm_count
+        """SMs of the GPU (the block tiles are chosen so that the grid fills them)."""
+        self.left: set[int] = set()
+        """The kernels (by ``id``) left whole for the block-tiled strategy."""
+
     def run(self, op: Operation) -> None:
         self.decisions = []
+        self.left = set()
         rewriter = PatternRewriter()
         seen: set[int] = set()
         while True:
-            kernels = [k for k in _candidates(op) if id(k) not in seen]  # step 1
+            kernels = [k for k in _candidates(op, self.left) if id(k) not in seen]  # step 1
             if not kernels:
                 return
             for kernel in kernels:
@@ -210,12 +236,19 @@ class GpuMappingPass(StrategyPass, Pass):
     def _map(self, kernel: StructuredOp, rewriter: PatternRewriter) -> None:
         name = op_name(kernel)
         kind = kernel_kind(kernel)  # step 2
+        no_block_tiles = ""
+        if self.block_tiles:
+            left = self._leave_for_block_tiles(kernel, kind)
+            if left is True:
+                return
+            if isinstance(left, str):
+                no_block_tiles = f"; no block tiles: {left}"
         mapping = plan_mapping(kernel, kind)  # steps 3-4
         if isinstance(mapping, str):
             reason = f"{mapping}; target 'cpu' or 'interp' runs it"
             self.decisions.append(StrategyDecision(name, "cpu", reason, chosen=False))
             return
-        reason = _describe(kernel, kind, mapping)
+        reason = _describe(kernel, kind, mapping) + no_block_tiles
         result = tile_and_fuse(kernel, mapping.tile_sizes, rewriter)  # step 5
         refused = bind_loops(result.loops, mapping.units)
         if refused:
@@ -235,11 +268,71 @@ class GpuMappingPass(StrategyPass, Pass):
         self.decisions.append(StrategyDecision(name, kind, reason))  # step 6
         self.statistics[f"{kind} kernels mapped"] += 1
 
+    def _leave_for_block_tiles(self, kernel: StructuredOp, kind: str) -> bool | str:
+        """Step 2b: a contraction (or the elementwise epilogue of one that only it
+        reads) is left whole for block tiles (``True``); its decision says which tiles
+        and why. A contraction that cannot be gets the reason."""
+        contraction, epilogue = kernel, None
+        if kind == "elementwise":
+            contraction = _epilogue_source(kernel)
+            if contraction is None:
+                return False
+            epilogue = kernel
+        elif kind != "contraction":
+            return False
+        roles = contraction_roles(contraction)
+        if isinstance(roles, str):
+            return roles if epilogue is None else False
+        tiles = choose_tiles(roles, self.sm_count)
+        batch, m, n, k = roles.gemm_shape
+        grid = f"{-(-n // tiles.bn)}x{-(-m // tiles.bm)}x{batch}"
+        batched = f" ({batch} of them)" if batch > 1 else ""
+        large = tiles.bm == tiles.bn == 128
+        why = (
+            "128x128 tiles do 16 FMAs per shared load and the grid fills the SMs"
+            if large
+            else "tiles cut to the problem (the power of two covering M and N, 16 to 128) "
+            f"and halved (down to 32) while the grid has fewer blocks than {self.sm_count} SMs"
+        )
+        reason = (
+            f"block tiles of a {m}x{n}x{k} GEMM{batched}: {tiles}, 256 threads, grid {grid}; "
+            f"A and B tiles staged in shared memory between barriers; {why}"
+        )
+        if epilogue is not None:
+            reason += f"; epilogue {op_name(epilogue)} applied before the store"
+        self.decisions.append(StrategyDecision(op_name(contraction), "block-tiles", reason))
+        self.left.update({id(contraction), id(kernel)})
+        self.statistics["contractions left for block tiles"] += 1
+        return True
 
-def _candidates(op: Operation) -> list[StructuredOp]:
-    """Step 1: kernels on tensors that no other kernel reads, not yet in a tile loop."""
+
+def _epilogue_source(kernel: StructuredOp) -> StructuredOp | None:
+    """The contraction an elementwise ``kernel`` is the epilogue of: it reads the
+    contraction's result (read by nothing else) where it writes its own output."""
+    if kernel.num_outputs != 1:
+        return None
+    maps = kernel.indexing_maps()
+    for value, indexing in zip(kernel.inputs, maps, strict=False):
+        producer = value.defining_op()
+        if not isinstance(producer, StructuredOp) or indexing != maps[-1]:
+            continue
+        if kernel_kind(producer) != "contraction" or len(value.users) != 1:
+            continue
+        if not isinstance(contraction_roles(producer), str):
+            return producer
+    return None
+
+
+def _candidates(op: Operation, left: set[int]) -> list[StructuredOp]:
+    """Step 1: kernels on tensors that no other kernel reads (but those ``left`` for
+    block tiles), not yet in a tile loop or left themselves."""
     found = []
-    for root in tiling_roots(op):
+    for root in op.walk():
+        if not isinstance(root, StructuredOp) or id(root) in left:
+            continue
+        users = [user for result in root.results for user in result.users]
+        if any(isinstance(user, StructuredOp) and id(user) not in left for user in users):
+            continue
         if not root.is_tensor_semantics:
             continue
         if not any(isinstance(v.type, ShapedType) for v in root.inputs):

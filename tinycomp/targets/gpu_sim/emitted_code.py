@@ -7,7 +7,8 @@ The rules, each a thing ``ptxas`` does by default:
    ``arith.subf`` is fused with it into one ``FFMA`` (``--fmad=true``): the multiply is
    free, the add counts as the one fp32 instruction.
 2. *Full unrolling.* An ``scf.for`` whose bounds and step are ``arith.constant`` and
-   that runs at most ``UNROLL_LIMIT`` (64) iterations is unrolled: its loop tests issue
+   that runs at most ``UNROLL_LIMIT`` (64) iterations is unrolled (the rule of
+   ``scf-for-full-unroll``, which ``gpu.to_ptx`` applies before LLVM): its loop tests issue
    no branch, and its induction variable becomes a constant in every copy of the body.
 3. *Folded integer arithmetic.* An integer (or ``index``) ``arith`` op is free when
    every operand is *static*: a constant, an unrolled loop's induction variable, or the
@@ -43,16 +44,13 @@ The rules, each a thing ``ptxas`` does by default:
 
 from __future__ import annotations
 
-from tinycomp.ir.attributes import IntegerAttr
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import IndexType, IntegerType
 from tinycomp.ir.values import Value
+from tinycomp.passes.unroll import UNROLL_LIMIT, is_fully_unrollable
 from tinycomp.targets.gpu_sim.op_classes import instruction_class, memory_space
 
 __all__ = ["UNROLL_LIMIT", "EmittedCode"]
-
-UNROLL_LIMIT = 64
-"""The most iterations of a constant-bound loop that is taken to be fully unrolled."""
 
 CONTRACTING_USERS = frozenset(["arith.addf", "arith.subf"])
 PRIVATE_ACCESSES = {"memref.load": (0, 1), "memref.store": (1, 2)}
@@ -71,14 +69,6 @@ def _owner(value: Value) -> Operation | None:
         return op
     block = value.parent_block()
     return block.parent_op() if block is not None else None
-
-
-def _constant_int(value: Value) -> int | None:
-    op = value.defining_op()
-    if op is None or op.name != "arith.constant":
-        return None
-    attr = op.attributes.get("value")
-    return attr.value if isinstance(attr, IntegerAttr) else None
 
 
 class EmittedCode:
@@ -128,10 +118,7 @@ class EmittedCode:
             self._visit_integer(op)
 
     def _visit_for(self, op: Operation) -> None:
-        lb, ub, step = (_constant_int(x) for x in op.operands[:3])
-        if lb is None or ub is None or step is None or step <= 0:
-            return
-        if len(range(lb, ub, step)) <= UNROLL_LIMIT:
+        if is_fully_unrollable(op, UNROLL_LIMIT):  # the rule scf-for-full-unroll applies
             self.unrolled.add(op)
             self._static.add(op.regions[0].blocks[0].arguments[0])
 

@@ -52,6 +52,7 @@ from tinycomp.passes import CanonicalizePass, CSEPass, Pass
 from tinycomp.passes.gpu.block_tiles import GpuBlockTilesPass
 from tinycomp.passes.gpu.mapping import GpuMappingPass
 from tinycomp.passes.gpu.outlining import GpuKernelOutliningPass
+from tinycomp.targets.gpu_sim.arguments import bind_arguments
 from tinycomp.targets.gpu_sim.cost_model import Estimate, estimate
 from tinycomp.targets.gpu_sim.counters import KernelCounters, extrapolate_counters
 from tinycomp.targets.gpu_sim.errors import SimulatorError
@@ -156,7 +157,12 @@ class GpuSimProgram:
             memref.buffer.initialized[positions] = initialized | changed
         registers = estimate_registers(kernel).registers
         occ = occupancy(chip, run.threads_per_block, registers, run.shared_bytes)
-        cost = estimate(run.counters, chip, occ)
+        array_bytes = None
+        if self.sample_blocks is not None:  # a sampled footprint is capped by the arrays' sizes
+            bound = bind_arguments(kernel, args, run.kernel)
+            array_bytes = {spec.name: int(bound.arrays[spec.index].nbytes)
+                           for spec in bound.specs if spec.index in bound.arrays}  # fmt: skip
+        cost = estimate(run.counters, chip, occ, array_bytes=array_bytes)
         self.launches.append(KernelLaunch(run.kernel, run.grid, run.block, run.counters, cost, occ))
         return []
 

@@ -13,7 +13,12 @@
    on ``#pragma unroll``): a per-thread array indexed by their induction variables then
    has constant indices, and LLVM keeps it in registers instead of a stack frame in
    local memory (the simulator counts the code that way too: ``emitted_code.py``, rules
-   2 and 4);
+   2 and 4); ``math.exp``, ``log``, ``tanh`` and ``erf`` become their polynomials in arith
+   ops (``math-polynomial-approximation``, at most 1.1 ulp): LLVM's NVPTX backend has no
+   lowering of its own for ``llvm.exp``, ``llvm.log`` or ``llvm.tanh`` (it stops the whole
+   process with "no libcall available for fexp") and leaves ``erff`` an external call
+   ptxas cannot resolve; nvcc calls its own math library (libdevice's ``__nv_expf``)
+   instead. ``prepared_for_ptx`` is this step;
 2. emit LLVM IR for NVPTX (``tinycomp.codegen.gpu``: kernels as ``ptx_kernel``, shared
    memory in address space 3, barriers and shuffles as ``convergent`` intrinsic calls),
    let LLVM optimise it and print PTX for the preset's architecture (``sm_80`` for the
@@ -56,6 +61,7 @@ from tinycomp.codegen.gpu import (
 from tinycomp.frontend.simt import Kernel
 from tinycomp.gpu.cleanup import cleaned_once, cleaned_up
 from tinycomp.ir import OpaqueAttr, Operation
+from tinycomp.passes.math_approximation import MathApproximationPass
 from tinycomp.passes.unroll import FullUnrollPass
 from tinycomp.targets.gpu_sim.preset import GpuPreset, lookup_preset
 from tinycomp.targets.gpu_sim.simulator import find_kernel
@@ -65,7 +71,9 @@ __all__ = [
     "PtxKernel",
     "allow_contraction",
     "fully_unrolled",
+    "prepared_for_ptx",
     "preset_arch",
+    "ptx_kernel",
     "to_ptx",
 ]
 
@@ -163,6 +171,56 @@ def fully_unrolled(module: Operation) -> Operation:
     return copy
 
 
+def prepared_for_ptx(
+    module: Operation, *, clean: bool = True, fmad: bool = True, unroll: bool = True
+) -> Operation:
+    """Step 1 on gpu IR: a copy of ``module`` cleaned up (unless ``clean=False``), its
+    float adds and multiplies contractible (``fmad``), its small constant loops unrolled
+    (``unroll``) and its ``exp/log/tanh/erf`` expanded into arith ops.
+
+    >>> from tinycomp.ir import parse
+    >>> m = parse('''gpu.module @kernels { gpu.func @k(%x: memref<4xf32>) kernel {
+    ...   %t = gpu.thread_id  x
+    ...   %v = memref.load %x[%t] : memref<4xf32>
+    ...   %e = math.exp %v : f32
+    ...   memref.store %e, %x[%t] : memref<4xf32>
+    ...   gpu.return } }''')
+    >>> sorted({op.name for op in prepared_for_ptx(m).walk() if op.name.startswith("math.")})
+    ['math.floor']
+    """
+    prepared = cleaned_up(module) if clean else module.clone()
+    if fmad:
+        prepared = allow_contraction(prepared)
+    if unroll:
+        prepared = fully_unrolled(prepared)
+    MathApproximationPass().run(prepared)
+    return prepared
+
+
+def ptx_kernel(
+    module: Operation, name: str, arch: str, *, opt_level: int = 3, assemble: bool = True
+) -> PtxKernel:
+    """Steps 2 and 3 for prepared gpu IR whose one kernel is ``@name``: its LLVM IR, its
+    PTX for ``arch`` and, when ``assemble`` and ptxas is on PATH, ptxas's report.
+
+    >>> from tinycomp.ir import parse
+    >>> m = parse("gpu.module @kernels { gpu.func @k() kernel { gpu.return } }")
+    >>> compiled = ptx_kernel(m, "k", "sm_90", assemble=False)
+    >>> compiled.arch, compiled.note
+    ('sm_90', 'not assembled (assemble=False)')
+    """
+    llvm_text = emit_device_llvm(module, NVPTXHooks(arch)).text
+    text = ptx(module, arch=arch, opt_level=opt_level)
+    note = ptxas_unavailable() if assemble else "not assembled (assemble=False)"
+    resources = None
+    if note is None:
+        report = ptxas_report(text, arch)
+        resources = report.kernels.get(name) if report is not None else None
+        if resources is None:
+            note = f"ptxas reported no kernel named {name}"
+    return PtxKernel(name, arch, llvm_text, text, resources, note)
+
+
 def to_ptx(
     kernel: Kernel | Operation,
     args: Sequence[Any],
@@ -183,22 +241,10 @@ def to_ptx(
     Neither changes ``kernel`` or the IR it is given."""
     arch = arch or preset_arch(preset)
     if isinstance(kernel, Kernel):
-        module = cleaned_once(kernel.specialize(*args))
+        module = prepared_for_ptx(
+            cleaned_once(kernel.specialize(*args)), clean=False, fmad=fmad, unroll=unroll
+        )
     else:
-        module = cleaned_up(kernel) if clean else kernel
-    if fmad:
-        module = allow_contraction(module)
-    if unroll:
-        module = fully_unrolled(module)
-    func = find_kernel(module)
-    name = func.attributes["sym_name"].value
-    llvm_text = emit_device_llvm(module, NVPTXHooks(arch)).text
-    text = ptx(module, arch=arch, opt_level=opt_level)
-    note = ptxas_unavailable() if assemble else "not assembled (assemble=False)"
-    resources = None
-    if note is None:
-        report = ptxas_report(text, arch)
-        resources = report.kernels.get(name) if report is not None else None
-        if resources is None:
-            note = f"ptxas reported no kernel named {name}"
-    return PtxKernel(name, arch, llvm_text, text, resources, note)
+        module = prepared_for_ptx(kernel, clean=clean, fmad=fmad, unroll=unroll)
+    name = find_kernel(module).attributes["sym_name"].value
+    return ptx_kernel(module, name, arch, opt_level=opt_level, assemble=assemble)

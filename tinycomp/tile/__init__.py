@@ -14,6 +14,8 @@ of static shape); arrays are flat buffers seen through pointers plus offsets::
 
     add_kernel[(tile.cdiv(n, 256),)](x, y, out, n, BLOCK=256)  # out written in place
     print(add_kernel.ir(x, y, out, n, BLOCK=256))               # func + linalg on tensors
+    tile.launch_gpu(add_kernel, (tile.cdiv(n, 256),), x, y, out, n, BLOCK=256, num_warps=2)
+                                                    # the same on the SIMT simulator
 
 >>> import numpy as np
 >>> @kernel
@@ -27,7 +29,17 @@ array([3., 3., 3., 3., 3., 3.], dtype=float32)
 """
 
 from tinycomp.frontend.simt.errors import KernelArgumentError, KernelSyntaxError
-from tinycomp.frontend.tile import TileError, TileKernel, constexpr, element_strides, kernel
+from tinycomp.frontend.tile import (
+    BlockedLayout,
+    TileError,
+    TileKernel,
+    TileLaunch,
+    constexpr,
+    default_layout,
+    element_strides,
+    kernel,
+    launch_gpu,
+)
 from tinycomp.frontend.tile.memory_builtins import load, num_programs, program_id, store
 from tinycomp.frontend.tile.tile_builtins import (
     abs,
@@ -57,9 +69,9 @@ int1, int32, int64 = i1, i32, i64
 """Integer element types."""
 
 __all__ = [
-    "KernelArgumentError", "KernelSyntaxError", "TileError", "TileKernel", "abs", "arange",
-    "bfloat16", "cast", "cdiv", "constexpr", "dot", "element_strides", "exp", "float16",
-    "float32", "full", "int1", "int32", "int64", "kernel", "load", "log", "max", "maximum",
-    "min", "minimum", "num_programs", "program_id", "rsqrt", "sqrt", "store", "sum", "trans",
-    "where", "zeros",
+    "BlockedLayout", "KernelArgumentError", "KernelSyntaxError", "TileError", "TileKernel",
+    "TileLaunch", "abs", "arange", "bfloat16", "cast", "cdiv", "constexpr", "default_layout",
+    "dot", "element_strides", "exp", "float16", "float32", "full", "int1", "int32", "int64",
+    "kernel", "launch_gpu", "load", "log", "max", "maximum", "min", "minimum", "num_programs",
+    "program_id", "rsqrt", "sqrt", "store", "sum", "trans", "where", "zeros",
 ]  # fmt: skip

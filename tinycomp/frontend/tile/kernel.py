@@ -27,6 +27,8 @@ from collections.abc import Callable
 
 from tinycomp.frontend.simt.errors import KernelSource
 from tinycomp.frontend.tile.generator import generate
+from tinycomp.frontend.tile.gpu_launch import TileLaunch
+from tinycomp.frontend.tile.gpu_launch import launch_gpu as _launch_gpu
 from tinycomp.frontend.tile.launch import Grid, run_grid
 from tinycomp.frontend.tile.signature import bind
 from tinycomp.frontend.tile.values import constexpr
@@ -106,6 +108,14 @@ class TileKernel:
         bound = bind(self.name, self.parameters, self.constexprs, args, kwargs)
         module = self.specialize(*args, **kwargs)
         run_grid(module, self.name, bound, grid)
+
+    def launch_gpu(
+        self, grid: Grid, *args: object, num_warps: int = 4, preset: str = "classroom",
+        **kwargs: object,
+    ) -> TileLaunch:  # fmt: skip
+        """Run on the SIMT simulator instead: one block of ``32 * num_warps`` threads per
+        program, each tile spread over them by its blocked layout (``gpu_launch.py``)."""
+        return _launch_gpu(self, grid, *args, num_warps=num_warps, preset=preset, **kwargs)
 
     def __getitem__(self, grid: Grid) -> Callable[..., None]:
         def launch(*args: object, **kwargs: object) -> None:

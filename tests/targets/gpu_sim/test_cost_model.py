@@ -255,11 +255,9 @@ def test_blocks_of_a_wave_share_a_small_array():
     assert e.dram_bytes == pytest.approx((100 + 2160 * 400) * 32)
     small_l2 = A100.with_changes(l2_bytes=2**20)
     e = estimate(counters, small_l2, occupancy(small_l2, 256, 128, 0), array_bytes=sizes)
-    # over L2: a wave reads x once (100 sectors, the array's size) and its blocks' part of
-    # y, 10 waves. The two simulated blocks share x, so a block's sectors of each array
-    # are its 500 distinct sectors split as the footprints are (100 : 800): y 444.4, not
-    # the true 400 (the estimate is high by the shared part)
-    assert e.dram_bytes == pytest.approx(10 * (100 + 216 * 500 * 800 / 900) * 32)
+    # over L2: a wave reads x once (100 sectors, the array's size) and its blocks' 400
+    # sectors each of y, 10 waves (x, shared by the blocks, takes the shared sectors)
+    assert e.dram_bytes == pytest.approx(10 * (100 + 216 * 400) * 32)
 
 
 def test_random_counters_against_the_formulas():

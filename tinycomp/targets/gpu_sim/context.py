@@ -111,6 +111,9 @@ class ChunkState:
         self.cache_limit = max(32, (1 << 28) // (24 * lanes.total))
         self.memo: Any = None
         """The kept program's ``PatternMemo`` (counts found again by content), if any."""
+        self.restored = False
+        """Whether the structural values were restored from an earlier launch
+        (``structural.py``): their closures then do nothing."""
         self.warp_epoch = np.zeros(lanes.warps, np.int64)
         """Per warp, how many ``syncwarp``\\ s it passed (race checks within a warp)."""
 

@@ -20,9 +20,17 @@ blocks touched. From those, in 32-byte sectors, per block on average:
    The next wave finds it evicted (the wave before swept more than L2 holds), unless the
    whole kernel's footprint fits L2, when every sector comes from DRAM once. A wave's
    footprint is, per array, ``min(array size, blocks in the wave x that array's sectors
-   per block)`` (``wave_footprint``).
+   per block)`` (``wave_footprint``). The counters give a block's distinct sectors over
+   all arrays together; ``array_sectors_per_block`` splits them over the arrays. Of an
+   array whose simulated blocks touched ``F`` sectors together, ``S`` blocks, a block
+   touched between ``F / S`` (no two blocks share any of it: the rows of ``x``) and ``F``
+   (every block touched all of it: layernorm's ``gamma``). Each array gets its ``F / S``;
+   the sectors left over are the shared ones and fill the arrays up to a common level,
+   none past its ``F`` (water-filling), so that a small array every block reads takes
+   them, not the large arrays the blocks split between them. Arrays of equal ``F`` (a
+   GEMM's ``A``, ``B`` and ``C``) cannot be told apart this way and get equal shares.
 4. **Sampled runs.** Per-block figures are means over the simulated blocks; an array's
-   sectors per block are its sampled footprint over the blocks simulated, and the
+   sectors per block are split as in step 3 (``S``: the blocks simulated), and the
    kernel's footprint per array is ``min(array size, sampled footprint * blocks_total /
    blocks_sampled)`` (the array size when known).
 
@@ -47,6 +55,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from tinycomp.targets.gpu_sim.cost_constants import DEFAULT_CONSTANTS, CostConstants
 from tinycomp.targets.gpu_sim.counters import KernelCounters
 from tinycomp.targets.gpu_sim.occupancy import Occupancy
@@ -56,6 +66,7 @@ from tinycomp.targets.gpu_sim.waves import waves
 __all__ = [
     "RUNTIME_UNROLL",
     "MemoryTraffic",
+    "array_sectors_per_block",
     "kernel_footprint",
     "memory_rounds",
     "memory_traffic",
@@ -142,13 +153,42 @@ def memory_rounds(mean: Mapping[str, float], warps_per_block: int) -> float:
     return max(1.0, tiles, iterations)
 
 
+def array_sectors_per_block(counters: KernelCounters) -> dict[str, float]:
+    """A block's distinct sectors split over the arrays (step 3 of the module docstring).
+
+    Two blocks each read their own 4-sector row of ``x`` and the same 4 sectors of
+    ``g``: together they touched 8 of ``x`` and 4 of ``g``, each block 8 sectors.
+
+    >>> import numpy as np
+    >>> from tinycomp.targets.gpu_sim.counters import KernelCounters
+    >>> c = KernelCounters.zeros(np.arange(2), 32)
+    >>> c.add("global_distinct_sectors", 8)
+    >>> c.footprint_sectors = {"x": 8, "g": 4}
+    >>> array_sectors_per_block(c)
+    {'x': 4.0, 'g': 4.0}
+    """
+    per_block = float(counters.per_block["global_distinct_sectors"].mean())
+    names = list(counters.footprint_sectors)
+    most = np.array([float(counters.footprint_sectors[name]) for name in names])
+    least = most / len(counters.block_ids)
+    if per_block <= least.sum() or per_block >= most.sum():  # extrapolated counters may
+        # step past the bounds a simulated run keeps: split in proportion to them
+        bound = least if per_block <= least.sum() else most
+        scale = per_block / bound.sum() if bound.sum() else 0.0
+        return dict(zip(names, (bound * scale).tolist(), strict=True))
+    levels = np.unique(np.concatenate([least, most]))
+    filled = np.array([np.clip(level, least, most).sum() for level in levels])
+    above = int(np.searchsorted(filled, per_block))  # filled[above - 1] < per_block
+    low, high = levels[above - 1], levels[above]
+    step = (per_block - filled[above - 1]) / (filled[above] - filled[above - 1])
+    level = low + step * (high - low)
+    return dict(zip(names, np.clip(level, least, most).tolist(), strict=True))
+
+
 def wave_footprint(
     counters: KernelCounters, wave_blocks: int, array_bytes: Mapping[str, int] | None = None
 ) -> float:
     """Distinct sectors the blocks of one wave touch together (step 3 of the docstring).
-
-    A block's sectors of each array are its distinct sectors split in proportion to the
-    arrays' footprints over the simulated blocks.
 
     >>> import numpy as np
     >>> from tinycomp.targets.gpu_sim.counters import KernelCounters
@@ -158,18 +198,16 @@ def wave_footprint(
     >>> wave_footprint(c, 50, {"x": 32 * 100, "y": 32 * 100_000})  # 50 x 5 of x: all 100
     10100.0
     """
-    per_block = float(counters.per_block["global_distinct_sectors"].mean())
-    touched = sum(counters.footprint_sectors.values())
-    if not touched:
-        return per_block * wave_blocks
+    if not sum(counters.footprint_sectors.values()):
+        return float(counters.per_block["global_distinct_sectors"].mean()) * wave_blocks
     total = 0.0
-    for name, sectors in counters.footprint_sectors.items():
-        cap = sectors * counters.blocks_total / len(counters.block_ids)
-        if not counters.sampled:
-            cap = sectors
+    for name, per_block in array_sectors_per_block(counters).items():
+        cap = float(counters.footprint_sectors[name])
+        if counters.sampled:
+            cap *= counters.blocks_total / len(counters.block_ids)
         if array_bytes is not None and name in array_bytes:
             cap = min(cap, -(-array_bytes[name] // 32))
-        total += min(cap, per_block * sectors / touched * wave_blocks)
+        total += min(cap, per_block * wave_blocks)
     return total
 
 

@@ -12,6 +12,9 @@
    (``emitted_code.py``: fused multiply-adds, unrolled loops, private arrays in
    registers). Running it under a mask tallies ``histogram x active warps`` (computed
    once per mask) and runs the closures.
+5. The entry block's ops computed from ids, constants, dims and scalars alone are
+   *structural* (``structural.py``): a kept program computes them once per chunk layout
+   and restores them at the start of later chunks of that layout.
 
 >>> from tinycomp.ir import parse
 >>> module = parse('''gpu.module @m {
@@ -53,6 +56,7 @@ from tinycomp.targets.gpu_sim.errors import SanitizerError
 from tinycomp.targets.gpu_sim.lanes import Mask
 from tinycomp.targets.gpu_sim.memory import BufferSpec
 from tinycomp.targets.gpu_sim.memory_ops import MEMORY_COMPILERS
+from tinycomp.targets.gpu_sim.structural import StructuralValues, skipped_when_restored
 from tinycomp.targets.gpu_sim.sync_ops import ID_OPS, SYNC_COMPILERS, id_axis, id_value
 from tinycomp.targets.gpu_sim.vector_ops import VECTOR_COMPILERS
 from tinycomp.targets.gpu_sim.warp_ops import WARP_COMPILERS
@@ -131,6 +135,9 @@ class Program:
         """The ``AccessPlan`` of every memory op (``release`` forgets their last run)."""
         self.emitted = EmittedCode(func)
         """What ptxas would emit: the free ops and the unrolled loops."""
+        self.structural = StructuralValues()
+        """The entry block's values made of ids, constants, dims and scalars alone."""
+        self.entry = func.regions[0].blocks[0] if func.regions[0].blocks else None
         for value, constant in constants:
             self.set_constant(value, constant)
         self.body = run_body_blocks(self, list(func.regions[0].blocks))
@@ -164,6 +171,7 @@ class Program:
         slot = self.slot(value)
         self.constants.append((slot, constant))
         self.constant_values[slot] = constant
+        self.structural.seed(slot)
 
     def unsupported(self, op: Operation, message: str) -> SanitizerError:
         """An ``unsupported`` error naming the op."""
@@ -175,6 +183,7 @@ class Program:
         histogram: dict[str, int] = {}
         term = block.terminator
         yielding = term is not None and term.name in YIELDS
+        entry = block is self.entry
         for op in block.ops:
             if op is term and (yielding or op.name in BRANCHES):
                 if op.name == "cf.cond_br":  # run by the body's block runner
@@ -184,8 +193,12 @@ class Program:
             if kind is not None:
                 histogram[kind] = histogram.get(kind, 0) + 1
             fn = self.compile_op(op)
+            if fn is not None and self.run.trace is not None:
+                fn = self._traced(op, fn)
+            elif fn is not None and entry and self._structural(op):
+                fn = skipped_when_restored(fn)
             if fn is not None:
-                fns.append(self._traced(op, fn) if self.run.trace is not None else fn)
+                fns.append(fn)
         yields = [self.slot(x) for x in term.operands] if yielding else []
         compiled = CompiledBlock(fns, histogram, yields)
         self.blocks.append(compiled)
@@ -198,7 +211,9 @@ class Program:
             self.set_constant(op.results[0], _constant(op))
             return None
         if name in ID_OPS:
-            self.ids.append((self.slot(op.results[0]), op, id_axis(op)))
+            slot = self.slot(op.results[0])
+            self.ids.append((slot, op, id_axis(op)))
+            self.structural.seed(slot)
             return None
         compiler = OP_COMPILERS.get(name)
         if compiler is not None:
@@ -206,6 +221,14 @@ class Program:
         if name.split(".")[0] in ("arith", "math"):
             return compile_rule(self, op)
         raise self.unsupported(op, "the SIMT simulator does not run this op")
+
+    def _structural(self, op: Operation) -> bool:
+        """Whether ``op`` (of the entry block) is structural; its results become so."""
+        operands = [self.slot(x) for x in op.operands]
+        if not self.structural.admits(op.name, operands, bool(op.regions)):
+            return False
+        self.structural.add([self.slot(r) for r in op.results])
+        return True
 
     def _traced(self, op: Operation, fn: OpFn) -> OpFn:
         trace = self.run.trace
@@ -221,18 +244,30 @@ class Program:
         return run_nested if op.regions else run
 
     # -- running ---------------------------------------------------------------------------
-    def start_chunk(self, st: ChunkState) -> None:
-        """Write the constants and ids of this chunk into the slots."""
+    def start_chunk(self, st: ChunkState, layout: Any = None) -> None:
+        """Write the constants and ids of this chunk into the slots (and the structural
+        values kept for ``layout``, if any)."""
         v, lanes = st.v, st.lanes
+        kept = self.structural.find(layout)
+        if kept is not None:
+            for slot, value in kept.values:
+                v[slot] = value
+            st.cache.update(kept.offsets)
+            st.restored = True
+            return
         for slot, constant in self.constants:
             v[slot] = constant(lanes) if callable(constant) else constant
         for slot, op, axis in self.ids:
             v[slot] = id_value(op, lanes, axis)
 
-    def run_chunk(self, st: ChunkState) -> None:
-        """Run every block of the chunk to the end."""
-        self.start_chunk(st)
+    def run_chunk(self, st: ChunkState, layout: Any = None) -> None:
+        """Run every block of the chunk to the end. With a ``layout`` (a hashable name
+        of the chunk's blocks; kept programs only), the structural values are restored
+        from an earlier chunk of that layout, or kept for the next one."""
+        self.start_chunk(st, layout)
         self.body(st, st.lanes.full_mask)
+        if layout is not None and not st.restored:
+            self.structural.keep(layout, st.v, st.cache)
 
     def release(self) -> None:
         """Forget what the last run left in the plans (its chunk's arrays), so that a kept

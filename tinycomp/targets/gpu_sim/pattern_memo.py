@@ -8,7 +8,10 @@ footprint again would give the same numbers. A ``PatternMemo`` keeps those numbe
 under a small key (the op's plan, the residue of the uniform part, the chunk's shape)
 together with the arrays they came from; a later lookup with the same key returns them
 when its arrays are equal element for element (the same objects, or ``np.array_equal``),
-so a hit is exact, never a guess from a hash.
+so a hit is exact, never a guess from a hash. An entry found by its contents with
+arrays no one can write to (the structural values a kept program restores,
+``structural.py``) holds those very arrays afterwards: the next lookup matches them by
+identity.
 
 Only chunks of at most ``MEMO_LANES`` lanes are kept (a few hundred kB per entry): in
 larger ones the counting is a small part of the run.
@@ -34,6 +37,12 @@ MEMO_LANES = 1 << 16
 """The most lanes a chunk may have for its patterns to be kept."""
 
 
+def _read_only(a: np.ndarray | None) -> bool:
+    """Whether ``a`` can be held instead of a copy: no one can write to it (an array
+    that owns its data and is not writeable, as the structural values are)."""
+    return a is None or (not a.flags.writeable and a.base is None)
+
+
 def _same(a: np.ndarray | None, b: np.ndarray | None) -> bool:
     if a is b:
         return True
@@ -55,8 +64,12 @@ class PatternMemo:
         found = self.entries.get(key)
         if found is None:
             return None
-        for kept, value in found:
+        for i, (kept, value) in enumerate(found):
+            if all(a is b for a, b in zip(kept, arrays, strict=True)):
+                return value
             if all(_same(a, b) for a, b in zip(kept, arrays, strict=True)):
+                if all(_read_only(b) for b in arrays):  # next time, found by identity
+                    found[i] = (arrays, value)
                 return value
         return None
 

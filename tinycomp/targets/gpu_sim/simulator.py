@@ -220,14 +220,16 @@ def _run_chunks(
     for chunk in config.chunks(budget, block_ids):
         lanes = ChunkLanes(config, chunk)
         st = ChunkState(run, lanes, len(program.slots))
+        layout = None
         if program.memo is not None and lanes.total <= MEMO_LANES:
             st.memo = st.footprint.memo = program.memo
+            layout = (config, chunk.tobytes())
         for spec in bound.specs:
             storage = BufferStorage(spec, lanes, sanitize, copies.get(spec.index))
             if sanitize and spec.space == "shared":
                 storage.shadow = RaceShadow(lanes.blocks * spec.size, lanes)
             st.buffers.append(storage)
-        program.run_chunk(st)
+        program.run_chunk(st, layout)
         totals = st.flush()
         per_block, hit = st.footprint.finish()
         totals[COUNTER_ROW["global_distinct_sectors"]] += per_block

@@ -58,7 +58,7 @@ from tinycomp.passes.tiling.fuse import tile_and_fuse
 from tinycomp.passes.tiling.report import TilingReport
 from tinycomp.rewrite.rewriter import PatternRewriter
 
-__all__ = ["RowStrategyPass", "classify_row_kernel"]
+__all__ = ["RowStrategyPass", "classify_row_kernel", "inside_a_loop"]
 
 
 class RowStrategyPass(StrategyPass, Pass):
@@ -126,7 +126,7 @@ def _candidates(op: Operation) -> list[StructuredOp]:
             continue
         if not any(isinstance(v.type, ShapedType) for v in candidate.inputs):
             continue  # a fill: the initial value of another kernel, not a kernel of its own
-        if _inside_a_loop(candidate):
+        if inside_a_loop(candidate):
             continue  # already tiled (by another strategy): its loops are chosen
         users = [u for r in candidate.results for u in r.users if isinstance(u, StructuredOp)]
         if all(classify_row_kernel(user, alone=True)[0] == "loops" for user in users):
@@ -134,7 +134,7 @@ def _candidates(op: Operation) -> list[StructuredOp]:
     return found
 
 
-def _inside_a_loop(op: Operation) -> bool:
+def inside_a_loop(op: Operation) -> bool:
     """Whether ``op`` sits in the body of a loop (a tile loop of an earlier tiling)."""
     parent = op.parent_op()
     while parent is not None and parent.name != "func.func":

@@ -76,7 +76,7 @@ from tinycomp.ir.types import ShapedType, i64
 from tinycomp.passes.gpu.contraction_roles import choose_tiles, contraction_roles
 from tinycomp.passes.pass_base import Pass
 from tinycomp.passes.registry import register_pass
-from tinycomp.passes.row_strategy import classify_row_kernel
+from tinycomp.passes.row_strategy import classify_row_kernel, inside_a_loop
 from tinycomp.passes.strategy import StrategyDecision, StrategyPass
 from tinycomp.passes.tiling.binding import bind_loops
 from tinycomp.passes.tiling.fuse import tile_and_fuse
@@ -337,19 +337,10 @@ def _candidates(op: Operation, left: set[int]) -> list[StructuredOp]:
             continue
         if not any(isinstance(v.type, ShapedType) for v in root.inputs):
             continue  # a fill: the initial value of another kernel
-        if _inside_a_loop(root):
+        if inside_a_loop(root):
             continue
         found.append(root)
     return found
-
-
-def _inside_a_loop(op: Operation) -> bool:
-    parent = op.parent_op()
-    while parent is not None and parent.name != "func.func":
-        if parent.name in ("scf.for", "scf.forall", "scf.parallel"):
-            return True
-        parent = parent.parent_op()
-    return False
 
 
 register_pass(GpuMappingPass)

@@ -135,7 +135,15 @@ def _candidates(op: Operation) -> list[StructuredOp]:
 
 
 def inside_a_loop(op: Operation) -> bool:
-    """Whether ``op`` sits in the body of a loop (a tile loop of an earlier tiling)."""
+    """Whether ``op`` sits in the body of a loop (a tile loop of an earlier tiling).
+
+    >>> from tinycomp.ir import parse
+    >>> m = parse("func.func @f(%n: index) { %c0 = arith.constant 0 : index "
+    ...           "%c1 = arith.constant 1 : index scf.for %i = %c0 to %n step %c1 { "
+    ...           "%j = arith.addi %i, %c1 : index } return }")
+    >>> [inside_a_loop(op) for op in m.walk() if op.name in ("arith.constant", "arith.addi")]
+    [False, False, True]
+    """
     parent = op.parent_op()
     while parent is not None and parent.name != "func.func":
         if parent.name in ("scf.for", "scf.forall", "scf.parallel"):

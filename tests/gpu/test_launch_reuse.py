@@ -14,23 +14,7 @@ from tinycomp.targets.gpu_sim.compiled_cache import _PROGRAMS
 from tinycomp.targets.gpu_sim.errors import ArgumentError
 from tinycomp.targets.gpu_sim.simulator import simulate
 
-from .launches import LAUNCHES
-
-
-def _fresh(args: tuple, seed: int) -> tuple:
-    """``args`` with every input array redrawn at random (same shapes and dtypes)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for a in args:
-        if isinstance(a, np.ndarray) and a.any():
-            if a.dtype.kind == "f":
-                a = rng.standard_normal(a.shape).astype(a.dtype)
-            else:
-                a = rng.integers(0, 10_000, a.shape).astype(a.dtype)
-        elif isinstance(a, np.ndarray):
-            a = np.zeros_like(a)
-        out.append(a)
-    return tuple(out)
+from .launches import LAUNCHES, redrawn
 
 
 def _check(name: str, before: tuple, after: tuple) -> None:
@@ -48,7 +32,7 @@ def test_a_second_launch_matches_numpy_and_a_simulation_that_keeps_nothing(name)
     plan = LAUNCHES[name]
     first_args = make_args()
     first = gpu.launch(kernel, plan.grid(first_args), plan.block, first_args)
-    args = _fresh(make_args(), seed=11)
+    args = redrawn(make_args(), seed=11)
     before = tuple(np.copy(a) if isinstance(a, np.ndarray) else a for a in args)
     second = gpu.launch(kernel, plan.grid(args), plan.block, args)
     _check(name, before, args)

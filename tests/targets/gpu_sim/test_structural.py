@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from frontend.simt import kernels
-from gpu.launches import LAUNCHES
+from gpu.launches import LAUNCHES, redrawn
 
 from tinycomp import gpu
 from tinycomp.ir import parse
@@ -15,22 +15,6 @@ from tinycomp.targets.gpu_sim.compiled_cache import _PROGRAMS
 from tinycomp.targets.gpu_sim.simulator import find_kernel, simulate
 
 from .sim_kernels import GLOBAL_INDEX, kernel
-
-
-def _redrawn(args: tuple, seed: int) -> tuple:
-    """``args`` with every nonzero array drawn again at random (same shapes, dtypes)."""
-    rng = np.random.default_rng(seed)
-    out = []
-    for a in args:
-        if isinstance(a, np.ndarray) and a.any():
-            if a.dtype.kind == "f":
-                a = rng.standard_normal(a.shape).astype(a.dtype)
-            else:
-                a = rng.integers(0, 10_000, a.shape).astype(a.dtype)
-        elif isinstance(a, np.ndarray):
-            a = np.zeros_like(a)
-        out.append(a)
-    return tuple(out)
 
 
 def _copied(args: tuple) -> tuple:
@@ -61,7 +45,7 @@ def test_relaunches_match_numpy_and_count_as_the_first_launch(name):
     plan = LAUNCHES[name]
     runs = []
     for seed in (3, 4, 5):  # the second restores the values, the third finds them by identity
-        args = _redrawn(make_args(), seed)
+        args = redrawn(make_args(), seed)
         before = _copied(args)
         run = gpu.launch(kernel_fn, plan.grid(args), plan.block, args)
         _check_against_numpy(name, before, args)

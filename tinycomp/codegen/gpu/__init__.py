@@ -9,8 +9,9 @@ hooks and the emitters of the gpu-level ops. The pieces, in reading order:
 * ``device_function``, ``device_module``: ``gpu.func`` as an LLVM kernel (the ABI,
   shared buffers as address-space-3 globals, private buffers as allocas) and
   ``emit_device_llvm``, the driver;
-* ``emit_gpu``, ``emit_nvvm``, ``emit_atomic``, ``emit_device_vector``: one file per
-  group of ops (ids, barrier, shuffles; NVIDIA's warp ops; atomics; float4 accesses);
+* ``emit_gpu``, ``emit_nvvm``, ``emit_atomic``: one file per group of ops (ids,
+  barrier, shuffles; NVIDIA's warp ops; atomics); float4 accesses are the shared
+  ``vector.load``/``vector.store`` emitters, aligned by ``GPUHooks.vector_alignment``;
 * ``machine_code``: ``ptx``, ``amdgpu_assembly``, ``amdgpu_object`` through llvmlite;
 * ``ptxas``: ``ptxas_report``, what NVIDIA's assembler says about registers and spills.
 
@@ -27,7 +28,6 @@ hooks and the emitters of the gpu-level ops. The pieces, in reading order:
 
 from tinycomp.codegen.gpu import (  # noqa: F401  (importing registers the emitters)
     emit_atomic,
-    emit_device_vector,
     emit_gpu,
     emit_nvvm,
 )

@@ -28,12 +28,15 @@ from typing import TYPE_CHECKING
 
 from tinycomp.codegen.errors import CodegenError
 from tinycomp.codegen.llvm.hooks import TargetHooks
+from tinycomp.codegen.llvm.types import element_size
 from tinycomp.dialects.gpu.address_space import address_space as space_attribute
+from tinycomp.ir.attributes import IntegerAttr
 
 if TYPE_CHECKING:
     from tinycomp.codegen.llvm.registry import FunctionEmitter
     from tinycomp.ir.attributes import Attribute
     from tinycomp.ir.operation import Operation
+    from tinycomp.ir.types import Type
 
 __all__ = ["GLOBAL_SPACE", "WORKGROUP_SPACE", "GPUHooks", "POSITIONS"]
 
@@ -90,6 +93,23 @@ class GPUHooks(TargetHooks):
         (True, False)
         """
         return callee.startswith(self.convergent_prefixes)
+
+    def vector_alignment(self, op: Operation, vector_type: Type) -> int:
+        """The op's ``alignment``, else the whole vector's size: CUDA's ``float4``
+        contract (``reinterpret_cast<float4*>(&a[i])`` needs ``&a[i]`` a multiple of 16;
+        a misaligned vector access faults). LLVM's NVPTX backend emits one
+        ``ld.global.v4`` only for a 16-byte aligned ``<4 x float>`` (LLVM 22 writes it
+        ``ld.global.v4.b32``); aligned to 4 bytes it splits it into four scalar loads.
+
+        >>> from tinycomp.ir import f16
+        >>> from tinycomp.ir.types import VectorType
+        >>> GPUHooks().vector_alignment(None, VectorType((8,), f16))
+        16
+        """
+        attribute = op.attributes.get("alignment") if op is not None else None
+        if isinstance(attribute, IntegerAttr):
+            return attribute.value
+        return element_size(vector_type)
 
     # -- step 4: the SIMT intrinsics ------------------------------------------------------
     def thread_position(self, em: FunctionEmitter, what: str, dimension: str) -> str:

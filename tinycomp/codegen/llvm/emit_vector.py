@@ -52,7 +52,7 @@ from __future__ import annotations
 
 from tinycomp.codegen.llvm.emit_arith import fastmath_flags, result_name
 from tinycomp.codegen.llvm.registry import FunctionEmitter, register_emitter
-from tinycomp.codegen.llvm.types import element_size, float_literal, intrinsic_suffix
+from tinycomp.codegen.llvm.types import float_literal, intrinsic_suffix
 from tinycomp.dialects.common.mixed_indices import DYNAMIC_INDEX
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import FloatType, VectorType
@@ -100,12 +100,12 @@ def _vector_type(em: FunctionEmitter, op: Operation, t) -> str:
 
 @register_emitter("vector.load")
 def emit_load(em: FunctionEmitter, op: Operation) -> None:
-    """``load <N x T>, ptr <address of lane 0>, align <element size>``."""
+    """``load <N x T>, ptr <address of lane 0>, align <the target's vector alignment>``."""
     memref, *indices = op.operands
     type_ = _vector_type(em, op, op.results[0].type)
     address = em.element_pointer(memref, [em.value(i) for i in indices])
     result = result_name(em, op, "vload")
-    align = element_size(op.results[0].type.element_type)
+    align = em.hooks.vector_alignment(op, op.results[0].type)
     pointer = em.memref(memref).pointer  # "ptr", or "ptr addrspace(1)" on a GPU
     em.emit(f"{result} = load {type_}, {pointer} {address}, align {align}")
     em.bind(op.results[0], result)
@@ -113,11 +113,11 @@ def emit_load(em: FunctionEmitter, op: Operation) -> None:
 
 @register_emitter("vector.store")
 def emit_store(em: FunctionEmitter, op: Operation) -> None:
-    """``store <N x T> %v, ptr <address of lane 0>, align <element size>``."""
+    """``store <N x T> %v, ptr <address of lane 0>, align <the target's alignment>``."""
     value, memref, *indices = op.operands
     type_ = _vector_type(em, op, value.type)
     address = em.element_pointer(memref, [em.value(i) for i in indices])
-    align = element_size(value.type.element_type)
+    align = em.hooks.vector_alignment(op, value.type)
     pointer = em.memref(memref).pointer
     em.emit(f"store {type_} {em.value(value)}, {pointer} {address}, align {align}")
 
@@ -249,3 +249,17 @@ def emit_insert(em: FunctionEmitter, op: Operation) -> None:
     lane = f"{scalar} {em.value(value)}, i64 {_position(em, op, dynamic)}"
     em.emit(f"{result} = insertelement {type_} {em.value(vector)}, {lane}")
     em.bind(op.results[0], result)
+
+
+@register_emitter("vector.from_elements")
+def emit_from_elements(em: FunctionEmitter, op: Operation) -> None:
+    """A 1-D vector from its lanes: ``insertelement`` lane by lane into ``poison``."""
+    type_ = _vector_type(em, op, op.results[0].type)
+    element = em.llvm_type(op.results[0].type.element_type)
+    vector = "poison"
+    for lane, value in enumerate(op.operands):
+        built = em.fresh(op.results[0].name_hint or "vec")
+        lane_value = f"{element} {em.value(value)}"
+        em.emit(f"{built} = insertelement {type_} {vector}, {lane_value}, i64 {lane}")
+        vector = built
+    em.bind(op.results[0], vector)

@@ -14,6 +14,8 @@ sits at the edges, so the renderer asks a ``TargetHooks`` object about it:
 4. calls: whether a callee is ``convergent`` (barriers, shuffles and votes on a GPU:
    no transformation may make them depend on more or fewer conditions than they do);
 5. the module footer: target metadata (``!nvvm.annotations`` on older NVPTX).
+6. the alignment of vector loads and stores (one element on a CPU, the whole vector on
+   a GPU, as CUDA's ``float4`` requires).
 
 MLIR splits the same concerns between the LLVM dialect (``llvm.func`` with
 ``llvm.emit_c_interface``, ``nvvm.kernel``, address spaces on ``!llvm.ptr<3>``) and
@@ -44,10 +46,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tinycomp.codegen.errors import CodegenError
+from tinycomp.codegen.llvm.types import element_size
 
 if TYPE_CHECKING:
     from tinycomp.ir.attributes import Attribute
     from tinycomp.ir.operation import Operation
+    from tinycomp.ir.types import Type
 
 __all__ = ["TargetHooks"]
 
@@ -91,6 +95,17 @@ class TargetHooks:
     def is_convergent(self, callee: str) -> bool:
         """Whether calls of ``callee`` must be marked ``convergent`` (step 4)."""
         return False
+
+    def vector_alignment(self, op: Operation, vector_type: Type) -> int:
+        """The ``align`` of a ``vector.load``/``vector.store``: one element by default
+        (a CPU's unaligned ``vmovups`` is as fast as an aligned one).
+
+        >>> from tinycomp.ir import f32
+        >>> from tinycomp.ir.types import VectorType
+        >>> TargetHooks().vector_alignment(None, VectorType((8,), f32))
+        4
+        """
+        return element_size(vector_type.element_type)
 
     def module_footer(self) -> list[str]:
         """Lines at the end of the module: named metadata and the like (step 5)."""

@@ -24,6 +24,7 @@ lets ``tinycomp.interpret`` run host code that calls ``gpu.launch_func``.
 
 from tinycomp.frontend.simt import *  # noqa: F403  (the kernel DSL's names)
 from tinycomp.frontend.simt import __all__ as _dsl_names
+from tinycomp.gpu.devices import DeviceUnavailable, device_unavailable
 from tinycomp.gpu.launch import LaunchResult, launch
 from tinycomp.gpu.ptx import PtxKernel, to_ptx
 from tinycomp.targets.gpu_sim import interp_rule as _interp_rule
@@ -36,10 +37,12 @@ _interp_rule.register()  # tinycomp.interpret runs gpu.launch_func on the simula
 __all__ = [
     *_dsl_names,
     *_error_names,
+    "DeviceUnavailable",
     "GpuPreset",
     "LaunchResult",
     "PRESETS",
     "PtxKernel",
+    "device_unavailable",
     "launch",
     "lookup_preset",
     "to_ptx",

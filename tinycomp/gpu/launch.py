@@ -78,6 +78,10 @@ class LaunchResult:
     trace: WarpTrace | None = None
     ptxas: KernelResources | None = None
     """What ``ptxas`` reported, when the launch asked for ``registers="ptxas"``."""
+    device: str = "sim"
+    """Where it ran: ``"sim"``, or the GPU's name (``device="cuda"`` / ``"hip"``)."""
+    measured_seconds: float | None = None
+    """The kernel's time on that GPU, between two events; ``None`` on the simulator."""
 
     def __str__(self) -> str:
         grid = "x".join(map(str, self.grid))
@@ -118,6 +122,8 @@ def launch(
     optimize: bool = True,
     step_limit: int = 10_000_000,
     registers: str = "estimate",
+    device: str = "sim",
+    repeats: int = 1,
 ) -> LaunchResult:
     """Run ``kernel`` over ``grid`` x ``block`` threads on the simulator; results in place.
 
@@ -137,6 +143,10 @@ def launch(
     ``registers="ptxas"`` compiles the kernel to PTX for the preset's architecture and
     gives the occupancy calculator the registers ``ptxas`` allocates (``result.ptxas``)
     instead of the estimate; it needs ``ptxas`` on PATH (``gpu.to_ptx`` says why not).
+    ``device="cuda"`` (or ``"hip"``) runs the kernel on a real GPU instead (arrays written
+    in place, ``result.measured_seconds`` the fastest of ``repeats`` timed launches); the
+    models then read a simulation of a few blocks on copies (``tinycomp.gpu.devices``;
+    ``DeviceUnavailable`` says what is missing).
 
     >>> from tinycomp import gpu
     >>> import numpy as np
@@ -165,6 +175,13 @@ def launch(
         func = find_kernel(module, name)
         estimated = estimate_registers(func)
     assembled = _ptxas_resources(module, chip, registers)  # before any array changes
+    measured = None
+    if device != "sim":
+        from tinycomp.gpu.devices.launching import on_device  # GPU packages when asked
+
+        measured, args, sample_blocks, sanitize = on_device(
+            device, module, func, grid, block, args, repeats
+        )
     run = simulate(
         func,
         grid=grid,
@@ -192,6 +209,8 @@ def launch(
         estimate=cost,
         trace=run.trace,
         ptxas=assembled,
+        device=measured.device if measured is not None else "sim",
+        measured_seconds=measured.seconds if measured is not None else None,
     )
 
 

@@ -6,7 +6,7 @@ import pytest
 
 from tinycomp.codegen.errors import CodegenError
 from tinycomp.codegen.gpu import ptx, ptxas_report, ptxas_unavailable
-from tinycomp.codegen.gpu.ptxas import parse_ptxas_log
+from tinycomp.codegen.gpu.ptxas import WHEEL_PTXAS, find_ptxas, parse_ptxas_log
 
 needs_ptxas = pytest.mark.skipif(ptxas_unavailable() is not None, reason=str(ptxas_unavailable()))
 
@@ -50,6 +50,37 @@ def test_a_report_for_real_ptx() -> None:
 
 
 def test_without_ptxas_the_report_is_none_and_says_why(monkeypatch) -> None:
-    monkeypatch.setattr("shutil.which", lambda name: None)
+    monkeypatch.setattr("tinycomp.codegen.gpu.ptxas.find_ptxas", lambda: None)
     assert ptxas_report(".version 7.0\n", "sm_80") is None
     assert "not on PATH" in ptxas_unavailable()
+    assert "nvidia-cuda-nvcc" in ptxas_unavailable()
+
+
+def _fake_ptxas(where) -> str:
+    where.parent.mkdir(parents=True, exist_ok=True)
+    where.write_text("#!/bin/sh\necho fake\n")
+    where.chmod(0o755)
+    return str(where)
+
+
+@pytest.mark.parametrize("layout", WHEEL_PTXAS)
+def test_ptxas_is_found_inside_an_nvcc_wheel(tmp_path, layout) -> None:
+    site = tmp_path / "site-packages"
+    fake = _fake_ptxas(site / layout)
+    assert (
+        find_ptxas(path=str(tmp_path / "empty"), roots=[str(tmp_path / "none"), str(site)]) == fake
+    )
+
+
+def test_ptxas_on_path_comes_before_the_wheel(tmp_path) -> None:
+    on_path = _fake_ptxas(tmp_path / "bin" / "ptxas")
+    _fake_ptxas(tmp_path / "site" / WHEEL_PTXAS[0])
+    assert find_ptxas(path=str(tmp_path / "bin"), roots=[str(tmp_path / "site")]) == on_path
+
+
+def test_a_wheel_ptxas_that_cannot_run_is_not_found(tmp_path) -> None:
+    site = tmp_path / "site"
+    fake = site / WHEEL_PTXAS[1]
+    fake.parent.mkdir(parents=True)
+    fake.write_text("not executable")
+    assert find_ptxas(path=str(tmp_path / "empty"), roots=[str(site)]) is None

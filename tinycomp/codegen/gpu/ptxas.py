@@ -9,8 +9,10 @@ fit on an SM). With ``-v`` it reports, per kernel::
         0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
     ptxas info    : Used 30 registers, used 1 barriers, 8448 bytes smem, 400 bytes cmem[0]
 
-1. Find ``ptxas`` on ``PATH`` (it comes with the CUDA toolkit). Without it,
-   ``ptxas_report`` returns ``None`` and ``ptxas_unavailable()`` says why.
+1. Find ``ptxas`` (``find_ptxas``): on ``PATH`` (it comes with the CUDA toolkit) or,
+   failing that, in an installed ``nvidia-cuda-nvcc`` wheel (``nvidia/cu13/bin/ptxas``,
+   ``nvidia/cuda_nvcc/bin/ptxas`` for CUDA 12). Without it, ``ptxas_report`` returns
+   ``None`` and ``ptxas_unavailable()`` says why.
 2. Write the PTX to a temporary directory and run ``ptxas -arch=<arch> -v``.
 3. A PTX that does not assemble is a ``CodegenError`` with ptxas's message.
 4. Parse the report: one ``KernelResources`` per kernel.
@@ -23,16 +25,28 @@ True
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from tinycomp.codegen.errors import CodegenError
 
-__all__ = ["KernelResources", "PtxasReport", "ptxas_report", "ptxas_unavailable"]
+__all__ = [
+    "KernelResources",
+    "PtxasReport",
+    "WHEEL_PTXAS",
+    "find_ptxas",
+    "ptxas_report",
+    "ptxas_unavailable",
+]
+
+WHEEL_PTXAS = ("nvidia/cu13/bin/ptxas", "nvidia/cuda_nvcc/bin/ptxas")
+"""Where the ``nvidia-cuda-nvcc`` wheels put ptxas, under ``site-packages``."""
 
 
 @dataclass(frozen=True)
@@ -63,27 +77,51 @@ class PtxasReport:
     """ptxas's output as it printed it."""
 
 
+def find_ptxas(path: str | None = None, roots: list[str] | None = None) -> str | None:
+    """Step 1: the ``ptxas`` to run: the one on ``path`` (default ``PATH``) first, then one
+    inside an ``nvidia-cuda-nvcc`` wheel under ``roots`` (default ``sys.path``); or ``None``.
+
+    >>> find_ptxas(path="", roots=[]) is None
+    True
+    """
+    found = shutil.which("ptxas", path=path)
+    if found is not None:
+        return found
+    for root in sys.path if roots is None else roots:
+        for relative in WHEEL_PTXAS:
+            candidate = os.path.join(root or ".", *relative.split("/"))
+            if sys.platform == "win32":
+                candidate += ".exe"
+            if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+                return candidate
+    return None
+
+
 def ptxas_unavailable() -> str | None:
     """Step 1: why ``ptxas`` cannot run here, or ``None`` when it can.
 
     >>> ptxas_unavailable() is None or "PATH" in ptxas_unavailable()
     True
     """
-    if shutil.which("ptxas") is None:
-        return "ptxas is not on PATH (it comes with the CUDA toolkit)"
+    if find_ptxas() is None:
+        return (
+            "ptxas is not on PATH (it comes with the CUDA toolkit) nor in an installed "
+            'nvidia-cuda-nvcc wheel (pip install "tinycomp[lab]")'
+        )
     return None
 
 
 def ptxas_report(ptx: str, arch: str) -> PtxasReport | None:
     """Steps 1-4: assemble ``ptx`` for ``arch`` and read what each kernel uses; ``None``
     when ptxas is absent (``ptxas_unavailable()`` says why)."""
-    if ptxas_unavailable() is not None:
+    executable = find_ptxas()
+    if executable is None:
         return None
     with tempfile.TemporaryDirectory() as directory:  # step 2
         source = Path(directory) / "kernel.ptx"
         source.write_text(ptx)
         cubin = source.with_suffix(".cubin")
-        command = ["ptxas", f"-arch={arch}", "-v", str(source), "-o", str(cubin)]
+        command = [executable, f"-arch={arch}", "-v", str(source), "-o", str(cubin)]
         done = subprocess.run(command, capture_output=True, text=True, check=False)
     log = (done.stdout + done.stderr).replace(str(source), "kernel.ptx")
     if done.returncode != 0:  # step 3

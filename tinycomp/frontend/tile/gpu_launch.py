@@ -1,10 +1,12 @@
 """Running a tile kernel on the SIMT simulator: one block of ``32 * num_warps`` threads per
 program, as Triton launches it on a GPU.
 
-``launch_gpu(kernel, grid, *args, num_warps=4, preset="classroom", **constexprs)``:
+``launch_gpu(kernel, grid, *args, num_warps=4, preset="classroom", layout_for=None,
+**constexprs)``:
 
 1. specialise the kernel to the arguments (``TileKernel.specialize``) and lower it to a
-   ``gpu.func`` (``to_gpu.py``);
+   ``gpu.func`` (``to_gpu.py``), each tile in ``default_layout`` or in the layout
+   ``layout_for(shape, num_warps)`` chooses (``layout_choice.py``);
 2. clean a copy up with ``canonicalize,cse,loop-invariant-code-motion``, as ``nvcc -O3``
    (and ``tinycomp.gpu.launch``) would;
 3. simulate the grid, on flat copies of the arrays (an array passed twice is one
@@ -34,6 +36,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tinycomp.frontend.tile.launch import Grid, normalize_grid
+from tinycomp.frontend.tile.layout_choice import LayoutFor
 from tinycomp.frontend.tile.signature import bind
 from tinycomp.frontend.tile.to_gpu import lower_to_gpu
 from tinycomp.ir import ModuleOp
@@ -79,9 +82,14 @@ class TileLaunch:
 
 
 def gpu_module(
-    kernel: TileKernel, *args: object, num_warps: int = 4, **constexprs: object
+    kernel: TileKernel,
+    *args: object,
+    num_warps: int = 4,
+    layout_for: LayoutFor | None = None,
+    **constexprs: object,
 ) -> ModuleOp:
-    """The cleaned-up gpu IR of ``kernel`` for these arguments.
+    """The cleaned-up gpu IR of ``kernel`` for these arguments (``layout_for``: as
+    ``launch_gpu``'s).
 
     >>> import numpy as np
     >>> from tinycomp.frontend.tile import kernel, memory_builtins as tm
@@ -91,7 +99,7 @@ def gpu_module(
     >>> print(gpu_module(first, np.zeros(2, np.float32), num_warps=1).body.first_op.sym_name)
     kernels
     """
-    module = lower_to_gpu(kernel.specialize(*args, **constexprs), num_warps)
+    module = lower_to_gpu(kernel.specialize(*args, **constexprs), num_warps, layout_for)
     PassManager.parse(CLEANUP, print_after_each=False).run(module)
     return module
 
@@ -102,13 +110,16 @@ def launch_gpu(
     *args: object,
     num_warps: int = 4,
     preset: str | GpuPreset = "classroom",
+    layout_for: LayoutFor | None = None,
     **constexprs: object,
 ) -> TileLaunch:
     """Run ``kernel`` on ``grid`` programs, each a block of ``32 * num_warps`` threads,
-    on the simulator; the arrays are written in place (module docstring)."""
+    on the simulator; the arrays are written in place (module docstring).
+    ``layout_for(shape, num_warps)``, when given, chooses the layout of the tiles of
+    each shape instead of ``default_layout``."""
     bound = bind(kernel.name, kernel.parameters, kernel.constexprs, args, constexprs)
     sizes = normalize_grid(grid, bound.constexprs)
-    module = gpu_module(kernel, *args, num_warps=num_warps, **constexprs)
+    module = gpu_module(kernel, *args, num_warps=num_warps, layout_for=layout_for, **constexprs)
     chip = lookup_preset(preset)
     copies: dict[int, tuple[np.ndarray, np.ndarray]] = {}
     values = []

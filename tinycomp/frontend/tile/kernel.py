@@ -30,6 +30,7 @@ from tinycomp.frontend.tile.generator import generate
 from tinycomp.frontend.tile.gpu_launch import TileLaunch
 from tinycomp.frontend.tile.gpu_launch import launch_gpu as _launch_gpu
 from tinycomp.frontend.tile.launch import Grid, run_grid
+from tinycomp.frontend.tile.layout_choice import LayoutFor
 from tinycomp.frontend.tile.signature import bind
 from tinycomp.frontend.tile.values import constexpr
 from tinycomp.ir import ModuleOp
@@ -111,11 +112,15 @@ class TileKernel:
 
     def launch_gpu(
         self, grid: Grid, *args: object, num_warps: int = 4, preset: str = "classroom",
-        **kwargs: object,
+        layout_for: LayoutFor | None = None, **kwargs: object,
     ) -> TileLaunch:  # fmt: skip
         """Run on the SIMT simulator instead: one block of ``32 * num_warps`` threads per
-        program, each tile spread over them by its blocked layout (``gpu_launch.py``)."""
-        return _launch_gpu(self, grid, *args, num_warps=num_warps, preset=preset, **kwargs)
+        program, each tile spread over them by its blocked layout (``gpu_launch.py``;
+        ``layout_for(shape, num_warps)`` chooses the layouts instead of the default)."""
+        return _launch_gpu(
+            self, grid, *args, num_warps=num_warps, preset=preset, layout_for=layout_for,
+            **kwargs,
+        )  # fmt: skip
 
     def __getitem__(self, grid: Grid) -> Callable[..., None]:
         def launch(*args: object, **kwargs: object) -> None:

@@ -22,7 +22,8 @@ program once, in order:
    every thread holds the result (``gpu_reduction.py``).
 6. ``scf.for`` carries each tile as its registers.
 
-Every tile of one shape has the same layout (``default_layout``), so the operands of an
+Every tile of one shape has the same layout (``default_layout``, or the caller's
+``layout_for(shape, num_warps)``, checked by ``layout_choice.py``), so the operands of an
 elementwise op line up register by register and no layout conversion is ever needed.
 
 Tiles of rank 2 (``x[:, None]``, ``dot``) are not lowered: an error names the op and
@@ -68,7 +69,8 @@ from tinycomp.dialects.tile import LoadOp as TileLoadOp
 from tinycomp.dialects.tile import StoreOp as TileStoreOp
 from tinycomp.frontend.tile.gpu_memory import lower_load, lower_store
 from tinycomp.frontend.tile.gpu_reduction import is_reduction, lower_reduction
-from tinycomp.frontend.tile.layout import BlockedLayout, default_layout
+from tinycomp.frontend.tile.layout import BlockedLayout
+from tinycomp.frontend.tile.layout_choice import LayoutFor, choose_layout
 from tinycomp.frontend.tile.values import TileError
 from tinycomp.ir import ModuleOp
 from tinycomp.ir.block import Block
@@ -105,9 +107,12 @@ class TileLowering:
     """The state of one lowering: the new kernel, where ops go, and what each value of
     the program is in it (a scalar, or a tile's registers)."""
 
-    def __init__(self, source: FuncOp, num_warps: int) -> None:
+    def __init__(self, source: FuncOp, num_warps: int, layout_for: LayoutFor | None = None) -> None:
         self.source = source
         self.num_warps = num_warps
+        self.layout_for = layout_for
+        self.layouts: dict[Shape, BlockedLayout] = {}
+        """The layout of each shape, chosen once (``layout_choice.py``)."""
         arguments = source.entry_block.arguments
         self.grid_arguments = [
             a for a in arguments if (a.name_hint or "").startswith(GRID_PREFIXES)
@@ -168,8 +173,11 @@ class TileLowering:
 
     def layout(self, shape: Shape) -> BlockedLayout:
         """The layout of every tile of ``shape`` (one per shape, so elementwise operands
-        line up register by register)."""
-        return default_layout(shape, self.num_warps)
+        line up register by register): ``default_layout``, or the caller's
+        ``layout_for``."""
+        if shape not in self.layouts:
+            self.layouts[shape] = choose_layout(shape, self.num_warps, self.layout_for)
+        return self.layouts[shape]
 
     def registers(self, shape: Shape) -> int:
         return 1 if not shape else self.layout(shape).registers(shape)
@@ -320,16 +328,19 @@ class TileLowering:
         self.unflatten(op.results, new.results)
 
 
-def lower_to_gpu(module: ModuleOp, num_warps: int = 4) -> ModuleOp:
+def lower_to_gpu(
+    module: ModuleOp, num_warps: int = 4, layout_for: LayoutFor | None = None
+) -> ModuleOp:
     """A module holding ``gpu.module @kernels`` with the program of ``module`` as a kernel
-    for blocks of ``32 * num_warps`` threads (module docstring)."""
+    for blocks of ``32 * num_warps`` threads (module docstring); ``layout_for(shape,
+    num_warps)``, when given, replaces ``default_layout`` (``layout_choice.py``)."""
     source = module.body.first_op
     if not isinstance(source, FuncOp):
         raise TileError(f"tile to gpu: expected a module holding one func.func, got {source}")
     for op in source.walk():  # the op out of scope first, before what it needs
         if op.name == "linalg.matmul":
             raise lowering_error(op, "dot is not lowered to the GPU")
-    lowering = TileLowering(source, num_warps)
+    lowering = TileLowering(source, num_warps, layout_for)
     lowering.lower_block(source.entry_block)
     container = GPUModuleOp.build("kernels")
     container.body.append(lowering.kernel)

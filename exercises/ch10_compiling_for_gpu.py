@@ -1,0 +1,80 @@
+"""Chapter 10: compiling for the GPU, graded on what the warps did.
+
+Each task plugs into the real pipeline. The grader builds the student's layout or kernel,
+runs it on random inputs (the SIMT simulator with its sanitizer and counters, or the
+layout's own thread map), compares with numpy, and holds the counters to a budget:
+global sectors, vector widths, shared memory, shuffles. Wall time is never graded. Two
+tasks:
+
+1. ``coalesced_layout``: a blocked layout whose every global access is one 16-byte
+   vector per thread and whose warps touch the fewest 32-byte sectors.
+2. ``row_softmax_kernel``: a softmax of 32-element rows, one warp per row, reduced with
+   warp shuffles only (no shared memory, at most 10 shuffles per warp).
+
+Fill in each TODO, then run ``tinycomp grade ch10``. ``chapters/10_compiling_for_gpu.ipynb``
+shows the layouts, the shuffles and the counters these tasks are about.
+"""
+
+from __future__ import annotations
+
+import math  # noqa: F401
+
+from tinycomp import gpu  # noqa: F401
+
+# The building blocks the tasks need are imported for you ("noqa: F401" keeps the linter
+# quiet about the names your code does not use yet).
+from tinycomp.frontend.tile.layout import WARP_SIZE, BlockedLayout  # noqa: F401
+from tinycomp.gpu import Kernel  # noqa: F401
+
+__all__ = ["FULL_MASK", "ROWS_PER_BLOCK", "coalesced_layout", "row_softmax_kernel"]
+
+ROWS_PER_BLOCK = 8
+"""Rows (one warp each) per 256-thread block in task 2."""
+FULL_MASK = 0xFFFFFFFF
+"""Every lane of a warp, the mask of a warp-wide shuffle."""
+
+
+# -- Task 10.1 ---------------------------------------------------------------------------
+def coalesced_layout(shape: tuple[int, ...], element_bytes: int, num_warps: int) -> BlockedLayout:
+    """A ``BlockedLayout`` for loading a row-major tile with coalesced 128-bit accesses.
+
+    **Input.** ``shape``: the tile, 1-D or 2-D, every size a power of two, the last
+    dimension contiguous in memory; ``element_bytes``: 2 (f16) or 4 (f32);
+    ``num_warps``: a power of two, the warps of the program.
+
+    **Output.** A layout of ``num_warps`` warps, fastest dimension last (``order`` starts
+    with the last dimension), such that: it covers the tile (every element has an owner);
+    whenever the tile holds at least ``16 / element_bytes`` elements per thread, each
+    thread's elements come in runs of exactly 16 contiguous bytes (one 128-bit vector
+    access each); and each such warp access touches the fewest 32-byte sectors its bytes
+    need (the 32 lanes' vectors are adjacent in memory).
+
+    **Example.** ``coalesced_layout((64, 64), 2, 4)``: ``sizePerThread = [1, 8]``
+    (8 f16 are 16 bytes), ``threadsPerWarp = [4, 8]``, ``warpsPerCTA = [4, 1]``,
+    ``order = [1, 0]``; a warp's access reads 4 rows of 128 contiguous bytes: 16 sectors.
+    """
+    # TODO(Task 10.1): a layout of coalesced 128-bit loads
+    raise NotImplementedError("Task 10.1: choose a layout whose loads are 16-byte vectors")
+
+
+# -- Task 10.2 ---------------------------------------------------------------------------
+def row_softmax_kernel() -> Kernel:
+    """A kernel ``row_softmax(x, out, rows)``: the softmax of each 32-element row.
+
+    **Input.** ``x``: float32 ``(rows, 32)``, row-major; ``out``: float32 ``(rows, 32)``,
+    holding garbage; ``rows``: int32, any count (not only a multiple of 8). **Launch:**
+    ``grid=ceil(rows / 8)``, ``block=256``: warp ``w`` of block ``b`` owns row
+    ``8 * b + w``, lane ``l`` its element ``l``.
+
+    **Output.** ``out[r] = exp(x[r] - x[r].max()) / exp(x[r] - x[r].max()).sum()`` for
+    every ``r < rows`` (numerically stable: subtract the row's maximum).
+
+    **Budget:** no shared memory at all (the row never leaves the warp's registers); at
+    most 10 shuffle instructions per warp (log2(32) for the maximum, 5 for the sum); no
+    warp-reduction intrinsics (``reduce_*_sync``); one global load and one global store
+    request per warp.
+
+    **Example.** A row of 32 zeros: every ``out`` element is ``1/32``.
+    """
+    # TODO(Task 10.2): a row softmax reduced with warp shuffles
+    raise NotImplementedError("Task 10.2: write row_softmax: one warp per row, shuffles only")

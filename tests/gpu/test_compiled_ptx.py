@@ -5,18 +5,18 @@ multiplies with FFMAs, softmax's reduces its rows with butterfly shuffles."""
 
 from __future__ import annotations
 
-import shutil
 from functools import cache
 
 import numpy as np
 import pytest
 
 import tinycomp
+from tinycomp.codegen.gpu.ptxas import ptxas_unavailable
 from tinycomp.compiler.program import CompiledProgram
 from tinycomp.gpu.compiled_ptx import compiled_amdgpu, compiled_ptx, kernel_names
 from tinycomp.testing.kernels import KERNELS
 
-HAVE_PTXAS = shutil.which("ptxas") is not None
+HAVE_PTXAS = ptxas_unavailable() is None
 
 
 @cache

@@ -3,17 +3,18 @@ and ptxas's register count in the occupancy calculator."""
 
 from __future__ import annotations
 
-import shutil
-
 import numpy as np
 import pytest
 
 from tinycomp import gpu
+from tinycomp.codegen.gpu.ptxas import ptxas_unavailable
 from tinycomp.gpu.ptx import allow_contraction
 from tinycomp.targets.gpu_sim.occupancy import occupancy
 from tinycomp.testing.sgemm_worklog import sgemm_kernel
 
-requires_ptxas = pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not on PATH")
+requires_ptxas = pytest.mark.skipif(
+    ptxas_unavailable() is not None, reason=str(ptxas_unavailable())
+)
 
 
 @gpu.kernel

@@ -6,12 +6,12 @@ many FFMAs in the main loop as the simulator counts for it."""
 from __future__ import annotations
 
 import re
-import shutil
 
 import numpy as np
 import pytest
 
 from tinycomp import gpu
+from tinycomp.codegen.gpu.ptxas import ptxas_unavailable
 from tinycomp.gpu.cleanup import cleaned_once
 from tinycomp.gpu.ptx import fully_unrolled
 from tinycomp.ir import Operation
@@ -20,7 +20,9 @@ from tinycomp.targets.gpu_sim.emitted_code import UNROLL_LIMIT, EmittedCode
 from tinycomp.targets.gpu_sim.simulator import find_kernel
 from tinycomp.testing.sgemm_worklog import SGEMM_KERNELS, sgemm_kernel
 
-requires_ptxas = pytest.mark.skipif(shutil.which("ptxas") is None, reason="ptxas is not on PATH")
+requires_ptxas = pytest.mark.skipif(
+    ptxas_unavailable() is not None, reason=str(ptxas_unavailable())
+)
 
 REGISTER_TILED = ["blocktile_2d", "vectorized", "warptile"]
 """The worklog kernels whose results live in a per-thread array."""

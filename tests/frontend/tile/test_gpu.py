@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from tinycomp import tile
+from tinycomp.codegen.gpu.ptxas import ptxas_unavailable
 from tinycomp.frontend.tile.gpu_launch import gpu_module, launch_gpu
 from tinycomp.frontend.tile.layout import BlockedLayout, LayoutError
 from tinycomp.frontend.tile.to_gpu import lower_to_gpu
@@ -183,7 +184,7 @@ def test_a_reduction_inside_a_loop_is_race_free():
     assert result.counters.total("barriers") > 0
 
 
-@pytest.mark.skipif(shutil.which("ptxas") is None, reason="needs ptxas")
+@pytest.mark.skipif(ptxas_unavailable() is not None, reason=str(ptxas_unavailable()))
 def test_vector_add_assembles_to_128_bit_loads():
     from tinycomp.gpu import to_ptx
 

@@ -106,7 +106,7 @@ def ptxas_unavailable() -> str | None:
     if find_ptxas() is None:
         return (
             "ptxas is not on PATH (it comes with the CUDA toolkit) nor in an installed "
-            'nvidia-cuda-nvcc wheel (pip install "tinycomp[lab]")'
+            "nvidia-cuda-nvcc wheel (pip install nvidia-cuda-nvcc)"
         )
     return None
 

@@ -58,20 +58,28 @@ def access_groups(lowering: TileLowering, op: TileLoadOp | TileStoreOp) -> list[
     """The thread's registers in the groups accessed together: ``size_per_thread``
     consecutive ones when the offsets step by one and nothing is replicated, else one
     by one (module docstring)."""
-    shape = lowering.shape(op.offsets)
+    shape = access_shape(lowering, op)
     count = lowering.registers(shape)
     if not shape:
         return [[0]]
     layout = lowering.layout(shape)
     width = layout.size_per_thread[0]
-    if width == 1 or layout.replication(shape) > 1 or not unit_stride(op.offsets):
+    if len(shape) != 1 or width == 1 or layout.replication(shape) > 1:
+        return [[register] for register in range(count)]
+    if not unit_stride(op.offsets):
         return [[register] for register in range(count)]
     return [list(range(start, start + width)) for start in range(0, count, width)]
 
 
-def _indices(lowering: TileLowering, offsets: Value) -> list[Value]:
+def access_shape(lowering: TileLowering, op: TileLoadOp | TileStoreOp) -> tuple[int, ...]:
+    """The shape of the tile of addresses (``()`` for one address)."""
+    return lowering.shape(op.offsets) or ()
+
+
+def _indices(lowering: TileLowering, op: TileLoadOp | TileStoreOp) -> list[Value]:
     """The thread's offsets as ``index`` values."""
-    return [lowering.insert(IndexCastOp.build(v, index)).result for v in lowering.tiles[offsets]]
+    offsets = lowering.registers_of(op.offsets, access_shape(lowering, op))
+    return [lowering.insert(IndexCastOp.build(v, index)).result for v in offsets]
 
 
 def _whole_group(lowering: TileLowering, offsets: list[Value], masks: list[Value] | None) -> Value:
@@ -117,9 +125,9 @@ def lower_load(lowering: TileLowering, op: TileLoadOp) -> None:
     """The thread's registers of ``op``'s tile (module docstring)."""
     buffer = lowering.scalar(op.buffer)
     element = op.results[0].type.element_type
-    masks = lowering.tiles[op.mask] if op.mask is not None else None
+    masks = lowering.registers_of(op.mask, access_shape(lowering, op))
     other = lowering.scalar(op.other) if op.other is not None else None
-    offsets = _indices(lowering, op.offsets)
+    offsets = _indices(lowering, op)
     registers: list[Value] = []
     for group in access_groups(lowering, op):
         group_masks = [masks[r] for r in group] if masks is not None else None
@@ -142,16 +150,20 @@ def lower_load(lowering: TileLowering, op: TileLoadOp) -> None:
 
 
 def _scalar_stores(
-    lowering: TileLowering, op: TileStoreOp, group: list[int], offsets: list[Value]
+    lowering: TileLowering,
+    op: TileStoreOp,
+    group: list[int],
+    offsets: list[Value],
+    values: list[Value],
+    masks: list[Value] | None,
 ) -> None:
     """One ``memref.store`` per register of ``group``, under its mask and only on the
     element's first copy."""
-    buffer, shape = lowering.scalar(op.buffer), lowering.shape(op.value)
-    values = lowering.tiles[op.value]
+    buffer, shape = lowering.scalar(op.buffer), access_shape(lowering, op)
     for register in group:
         conditions = [lowering.first_copy(op, shape, register)]
-        if op.mask is not None:
-            conditions.append(lowering.tiles[op.mask][register])
+        if masks is not None:
+            conditions.append(masks[register])
         conditions = [c for c in conditions if c is not None]
         store = StoreOp.build(values[register], buffer, [offsets[register]])
         if not conditions:
@@ -167,12 +179,13 @@ def _scalar_stores(
 def lower_store(lowering: TileLowering, op: TileStoreOp) -> None:
     """The thread's elements of ``op``'s tile written (module docstring)."""
     buffer = lowering.scalar(op.buffer)
-    masks = lowering.tiles[op.mask] if op.mask is not None else None
-    values = lowering.tiles[op.value]
-    offsets = _indices(lowering, op.offsets)
+    shape = access_shape(lowering, op)
+    masks = lowering.registers_of(op.mask, shape)
+    values = lowering.registers_of(op.value, shape)
+    offsets = _indices(lowering, op)
     for group in access_groups(lowering, op):
         if len(group) == 1:
-            _scalar_stores(lowering, op, group, offsets)
+            _scalar_stores(lowering, op, group, offsets, values, masks)
             continue
         group_masks = [masks[r] for r in group] if masks is not None else None
         condition = _whole_group(lowering, [offsets[r] for r in group], group_masks)
@@ -182,4 +195,4 @@ def lower_store(lowering: TileLowering, op: TileStoreOp) -> None:
         packed = inside.insert(FromElementsOp.build([values[r] for r in group])).result
         inside.insert(VectorStoreOp.build(packed, buffer, [offsets[group[0]]]))
         with lowering.building_at(Builder.before(otherwise.terminator)):
-            _scalar_stores(lowering, op, group, offsets)
+            _scalar_stores(lowering, op, group, offsets, values, masks)

@@ -45,6 +45,7 @@ from tinycomp.dialects.gpu import BarrierOp, ShuffleOp
 from tinycomp.dialects.linalg.generic import GenericOp
 from tinycomp.dialects.memref.access import LoadOp, StoreOp
 from tinycomp.dialects.scf import IfOp
+from tinycomp.frontend.tile.gpu_axis_reduction import lower_axis_reduction
 from tinycomp.frontend.tile.layout import WARP_SIZE
 from tinycomp.ir.builder import Builder
 from tinycomp.ir.operation import Operation
@@ -71,9 +72,9 @@ def combiner_of(op: GenericOp, error: Callable[[Operation, str], Exception]) -> 
     anything else raises ``error(op, what)``."""
     ops = list(op.body.ops)
     source, result = op.inputs[0].type, op.results[0].type
-    one_d = isinstance(source, RankedTensorType) and len(source.shape) == 1
-    if not one_d or not isinstance(result, RankedTensorType) or result.shape:
-        raise error(op, f"a reduction from {source} to {result} (only 1-D to a scalar)")
+    ranks = (len(source.shape), len(result.shape)) if isinstance(source, RankedTensorType) else None
+    if ranks not in ((1, 0), (2, 1)) or not isinstance(result, RankedTensorType):
+        raise error(op, f"a reduction from {source} to {result} (only 1-D to a scalar, 2-D to 1-D)")
     if len(ops) != 2 or ops[0].name not in REDUCTION_IDENTITIES:
         known = ", ".join(sorted(REDUCTION_IDENTITIES))
         found = [o.name for o in ops]
@@ -84,7 +85,7 @@ def combiner_of(op: GenericOp, error: Callable[[Operation, str], Exception]) -> 
 def lower_reduction(lowering: TileLowering, op: GenericOp) -> None:
     """Steps 1-3 and the initial value (module docstring): ``op``'s result as a rank-0
     tile held by every thread."""
-    source, init = op.inputs[0], lowering.tiles[op.outputs[0]][0]
+    source = op.inputs[0]
     combine = combiner_of(op, lowering.error)
     shape = lowering.shape(source)
     element = op.results[0].type.element_type
@@ -95,9 +96,13 @@ def lower_reduction(lowering: TileLowering, op: GenericOp) -> None:
         copy.set_operands([new if v is op.body.arguments[0] else old for v in combine.operands])
         return lowering.insert(copy).results[0]
 
+    if len(shape) == 2:
+        lower_axis_reduction(lowering, op, combined)
+        return
+    init = lowering.value_at(op.outputs[0], ())
     partial = identity
-    for register, value in enumerate(lowering.tiles[source]):
-        first = lowering.coordinates_of(op, shape)[register][1]
+    for register, value in enumerate(lowering.held(source)):
+        first = lowering.first_copy(op, shape, register)
         if first is not None:
             value = lowering.insert(SelectOp.build(first, value, identity)).result
         partial = combined(value, partial)
@@ -116,7 +121,7 @@ def _across_warps(
     lowering: TileLowering, op: GenericOp, partial: Value, combined: Combine
 ) -> Value:
     """Step 3: the warps' totals through the reduction's shared buffer."""
-    buffer = lowering.shared[op]
+    buffer = lowering.shared_buffer(lowering.num_warps, op.results[0].type.element_type)
     size = lowering.constant(WARP_SIZE)
     lane = lowering.insert(RemUIOp.build(lowering.tid, size)).result
     warp = lowering.insert(DivUIOp.build(lowering.tid, size)).result

@@ -3,31 +3,34 @@ lives spread over the block's threads as its blocked layout says (``layout.py``)
 
 ``lower_to_gpu(module, num_warps)`` turns the ``func.func`` that ``TileKernel.specialize``
 gives into a ``gpu.module`` with one ``gpu.func ... kernel`` run by ``32 * num_warps``
-threads per block. A tile of shape ``S`` is held as registers: thread ``t`` keeps the
-elements ``layout.elements_of(t, S)``, one SSA value each. The lowering walks the
-program once, in order:
+threads per block. A tile that has to exist (a load, a ``dot``, a reduction, what a
+loop carries, and what is computed from them) is **held**: thread ``t`` keeps the
+elements ``layout.elements_of(t, S)`` of a tile of shape ``S``, one SSA value each. A
+tile computed from indices and scalars alone (``arange``, offsets, masks, splats,
+``x[:, None]``) is never held: it is computed where it is read, at the element the
+reader needs, as Triton rematerialises index arithmetic rather than convert its
+layout. The lowering walks the program once, in order:
 
 1. The program ids become ``gpu.block_id``, the program counts ``gpu.grid_dim``.
 2. Scalar ops are copied as they are.
-3. An elementwise ``linalg.generic`` becomes its payload once per register, on the
-   thread's own elements (written out: the loop over registers has constant bounds,
-   so it is unrolled, as ``nvcc -O3`` would); ``linalg.index`` is the register's
-   position in the tile, so ``arange`` gives each thread its own indices. A rank-0
-   tile (a reduced value) is held by every thread.
+3. An elementwise ``linalg.generic`` on a held tile becomes its payload once per
+   register (written out: the loop over registers has constant bounds, as ``nvcc -O3``
+   unrolls it), each operand read at the element its indexing map names
+   (``gpu_points.py``); ``linalg.index`` is the register's position in the tile. An
+   operand whose element another thread holds goes through shared memory
+   (``gpu_conversion.py``). A rank-0 tile (a reduced value) is held by every thread.
 4. ``tile.load`` / ``tile.store`` become per-thread accesses under ``scf.if`` on the
    mask, as vector accesses where a thread's elements are consecutive; a replicated
    element is stored once (``gpu_memory.py``).
-5. A reduction along the tile's axis: per-thread partials, ``gpu.shuffle xor`` across
-   the lanes of a warp, then shared memory across the warps with ``gpu.barrier``;
-   every thread holds the result (``gpu_reduction.py``).
-6. ``scf.for`` carries each tile as its registers.
+5. A reduction: per-thread partials, ``gpu.shuffle xor`` across the lanes of a warp,
+   then shared memory across the warps (``gpu_reduction.py``, ``gpu_axis_reduction.py``).
+6. ``tile.dot`` stages its operands in shared memory and accumulates in each thread's
+   registers (``gpu_dot.py``).
+7. ``scf.for`` carries each tile as its registers.
 
-Every tile of one shape has the same layout (``default_layout``, or the caller's
-``layout_for(shape, num_warps)``, checked by ``layout_choice.py``), so the operands of an
-elementwise op line up register by register and no layout conversion is ever needed.
-
-Tiles of rank 2 (``x[:, None]``, ``dot``) are not lowered: an error names the op and
-the ``interp`` target, which runs them (``kernel[grid](...)``).
+Every held tile of one shape has the same layout (``default_layout``, or the caller's
+``layout_for(shape, num_warps)``, checked by ``layout_choice.py``), so the operands of
+an elementwise op of one shape line up register by register.
 
 >>> import numpy as np
 >>> from tinycomp.frontend.tile import kernel, constexpr
@@ -49,8 +52,9 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from tinycomp.dialects.arith import ConstantOp
-from tinycomp.dialects.arith.binary import AddIOp, MulIOp, RemUIOp
+from tinycomp.dialects.arith.binary import AddIOp, AndIOp, DivUIOp, MulIOp, RemUIOp
 from tinycomp.dialects.arith.compare import CmpIOp
+from tinycomp.dialects.common.reassociation import reassociation_groups
 from tinycomp.dialects.func import FuncOp
 from tinycomp.dialects.gpu import (
     BlockIdOp,
@@ -62,22 +66,38 @@ from tinycomp.dialects.gpu import (
     address_space,
 )
 from tinycomp.dialects.linalg.generic import GenericOp, IndexOp
-from tinycomp.dialects.linalg.named import FillOp
+from tinycomp.dialects.linalg.named import FillOp, MatmulOp
 from tinycomp.dialects.scf import ForOp, YieldOp
 from tinycomp.dialects.tensor import EmptyOp
+from tinycomp.dialects.tensor.reshape import ExpandShapeOp
 from tinycomp.dialects.tile import LoadOp as TileLoadOp
 from tinycomp.dialects.tile import StoreOp as TileStoreOp
+from tinycomp.frontend.tile.gpu_conversion import read_elsewhere
+from tinycomp.frontend.tile.gpu_dot import lower_dot
 from tinycomp.frontend.tile.gpu_memory import lower_load, lower_store
+from tinycomp.frontend.tile.gpu_points import (
+    ZERO,
+    Along,
+    Coordinates,
+    Point,
+    full_point,
+    lane_strides,
+    project,
+    register_slots,
+    through_reshape,
+    warp_strides,
+)
 from tinycomp.frontend.tile.gpu_reduction import is_reduction, lower_reduction
-from tinycomp.frontend.tile.layout import BlockedLayout
+from tinycomp.frontend.tile.layout import WARP_SIZE, BlockedLayout
 from tinycomp.frontend.tile.layout_choice import LayoutFor, choose_layout
 from tinycomp.frontend.tile.values import TileError
 from tinycomp.ir import ModuleOp
+from tinycomp.ir.attributes import IntegerAttr
 from tinycomp.ir.block import Block
 from tinycomp.ir.builder import Builder
 from tinycomp.ir.location import describe_location
 from tinycomp.ir.operation import Operation
-from tinycomp.ir.types import FunctionType, MemRefType, RankedTensorType, Type, index
+from tinycomp.ir.types import FunctionType, MemRefType, RankedTensorType, Type, i64, index
 from tinycomp.ir.values import Value
 
 __all__ = ["GRID_PREFIXES", "TileLowering", "lower_to_gpu", "lowering_error"]
@@ -105,11 +125,13 @@ def lowering_error(op: Operation, what: str) -> TileError:
 
 class TileLowering:
     """The state of one lowering: the new kernel, where ops go, and what each value of
-    the program is in it (a scalar, or a tile's registers)."""
+    the program is in it (a scalar, a held tile's registers, or a tile computed where it
+    is read)."""
 
     def __init__(self, source: FuncOp, num_warps: int, layout_for: LayoutFor | None = None) -> None:
         self.source = source
         self.num_warps = num_warps
+        self.num_threads = WARP_SIZE * num_warps
         self.layout_for = layout_for
         self.layouts: dict[Shape, BlockedLayout] = {}
         """The layout of each shape, chosen once (``layout_choice.py``)."""
@@ -118,30 +140,29 @@ class TileLowering:
             a for a in arguments if (a.name_hint or "").startswith(GRID_PREFIXES)
         ]
         self.inputs = [a for a in arguments if a not in self.grid_arguments]
-        reductions = [op for op in source.walk() if is_reduction(op)]
-        self.shared_types = [
-            MemRefType((num_warps,), op.results[0].type.element_type, None,
-                       address_space("workgroup"))
-            for op in reductions
-        ]  # fmt: skip
         self.kernel = GPUFuncOp.build(
-            source.sym_name,
-            FunctionType([a.type for a in self.inputs], []),
-            kernel=True,
-            workgroup=self.shared_types if num_warps > 1 else (),
+            source.sym_name, FunctionType([a.type for a in self.inputs], []), kernel=True
         )
         entry = self.kernel.entry_block
-        self.shared = dict(zip(reductions, entry.arguments[len(self.inputs) :], strict=False))
         self.values: dict[Value, Value] = {}
         """Scalars of the program -> their values in the kernel."""
         self.tiles: dict[Value, list[Value]] = {}
-        """Tiles of the program -> the thread's registers."""
+        """Held tiles of the program -> the thread's registers."""
+        self.computed: dict[Value, Operation] = {}
+        """Tiles computed where they are read -> the op that computes them."""
+        self.memo: ChainMap = ChainMap()
+        """(tile, point) -> its value, for the reads already built in scope."""
         for old, new in zip(self.inputs, entry.arguments, strict=False):
             new.name_hint = old.name_hint
             self.values[old] = new
         self.builder = Builder.at_end(entry)
         self.tid = self.insert(ThreadIdOp.build("x")).result
-        self.coordinates: dict[tuple[int, ...], list[tuple[Value, Value | None]]] = {}
+        self.zero = self.insert(ConstantOp.build(0, index)).result
+        self.prologue = Builder.before(self.zero.defining_op())
+        """Where the coordinates go: the entry block, after ``gpu.thread_id``."""
+        self.points = Coordinates(self.layout, self.num_threads, self._coordinate)
+        self.firsts: dict[tuple[Shape, int, int], Value | None] = {}
+        self.bases: dict[tuple[Shape, int], Value] = {}
         for argument in self.grid_arguments:
             kind, axis = argument.name_hint.rsplit("_", 1)
             op = BlockIdOp.build(axis) if kind == "program_id" else GridDimOp.build(axis)
@@ -172,8 +193,7 @@ class TileLowering:
         return tuple(value.type.shape) if isinstance(value.type, RankedTensorType) else None
 
     def layout(self, shape: Shape) -> BlockedLayout:
-        """The layout of every tile of ``shape`` (one per shape, so elementwise operands
-        line up register by register): ``default_layout``, or the caller's
+        """The layout of every held tile of ``shape``: ``default_layout``, or the caller's
         ``layout_for``."""
         if shape not in self.layouts:
             self.layouts[shape] = choose_layout(shape, self.num_warps, self.layout_for)
@@ -185,54 +205,178 @@ class TileLowering:
     def scalar(self, value: Value) -> Value:
         return self.values[value]
 
-    def coordinates_of(
-        self, op: Operation, shape: tuple[int, ...]
-    ) -> list[tuple[Value, Value | None]]:
-        """Per register: its index in a 1-D tile, and whether it is the element's first
-        copy (None when no element is replicated). Built in the kernel's entry block."""
-        if len(shape) != 1:
-            raise self.error(op, f"a tile of shape {shape} (only 1-D tiles are lowered)")
-        if shape not in self.coordinates:
-            with self.building_at(Builder.after(self.tid.defining_op())):
-                layout, size = self.layout(shape), shape[0]
-                spt, covered = layout.size_per_thread[0], layout.layout_tile[0]
-                base = self.insert(MulIOp.build(self.tid, self.constant(spt))).result
-                found = []
-                for register in range(layout.registers(shape)):
-                    repeat, within = divmod(register, spt)
-                    unwrapped = self.insert(
-                        AddIOp.build(base, self.constant(repeat * covered + within))
-                    ).result
-                    if size >= covered:
-                        found.append((unwrapped, None))
-                        continue
-                    wrapped = self.insert(RemUIOp.build(unwrapped, self.constant(size))).result
-                    first = self.insert(CmpIOp.build("ult", unwrapped, self.constant(size))).result
-                    found.append((wrapped, first))
-            self.coordinates[shape] = found
-        return self.coordinates[shape]
+    def shared_buffer(self, size: int, element: Type) -> Value:
+        """A new ``workgroup`` buffer of ``size`` elements, declared on the kernel."""
+        buffer_type = MemRefType((size,), element, None, address_space("workgroup"))
+        argument = self.kernel.entry_block.add_argument(buffer_type)
+        count = self.kernel.attributes["workgroup_attributions"].value + 1
+        self.kernel.attributes["workgroup_attributions"] = IntegerAttr(count, i64)
+        return argument
 
-    def first_copy(self, op: Operation, shape: tuple[int, ...], register: int) -> Value | None:
-        """Whether this thread holds the first copy of the element in ``register``."""
+    # -- where the registers are -----------------------------------------------------------
+    def _in_prologue(self, op: Operation) -> Value:
+        return self.prologue.insert(op).results[0]
+
+    def _thread_place(self, shape: Shape, dim: int) -> Value:
+        """Where the thread's first element along ``dim`` is, before repeats."""
+        if (shape, dim) not in self.bases:
+            layout, build = self.layout(shape), self._in_prologue
+            lane = build(RemUIOp.build(self.tid, build(ConstantOp.build(WARP_SIZE, index))))
+            warp = build(DivUIOp.build(self.tid, build(ConstantOp.build(WARP_SIZE, index))))
+            parts = []
+            for who, strides, counts in (
+                (lane, lane_strides(layout), layout.threads_per_warp),
+                (warp, warp_strides(layout), layout.warps_per_block),
+            ):
+                shifted = build(DivUIOp.build(who, build(ConstantOp.build(strides[dim], index))))
+                parts.append(
+                    build(RemUIOp.build(shifted, build(ConstantOp.build(counts[dim], index))))
+                )
+            threads = build(ConstantOp.build(layout.threads_per_warp[dim], index))
+            place = build(AddIOp.build(build(MulIOp.build(parts[1], threads)), parts[0]))
+            spt = build(ConstantOp.build(layout.size_per_thread[dim], index))
+            self.bases[(shape, dim)] = build(MulIOp.build(place, spt))
+        return self.bases[(shape, dim)]
+
+    def _unwrapped(self, shape: Shape, register: int, dim: int) -> Value:
+        layout = self.layout(shape)
+        slot = register_slots(layout, shape, register)[dim]
+        repeat, within = divmod(slot, layout.size_per_thread[dim])
+        offset = repeat * layout.layout_tile[dim] + within
+        base = self._thread_place(shape, dim)
+        return self._in_prologue(
+            AddIOp.build(base, self._in_prologue(ConstantOp.build(offset, index)))
+        )
+
+    def _coordinate(self, shape: Shape, register: int, dim: int) -> Value:
+        """``Along(shape, register, dim)`` as a value (``gpu_points.Coordinates``)."""
+        unwrapped = self._unwrapped(shape, register, dim)
+        if shape[dim] >= self.layout(shape).layout_tile[dim]:
+            return unwrapped
+        size = self._in_prologue(ConstantOp.build(shape[dim], index))
+        return self._in_prologue(RemUIOp.build(unwrapped, size))
+
+    def _first_along(self, shape: Shape, register: int, dim: int) -> Value | None:
+        key = (shape, register, dim)
+        if key not in self.firsts:
+            first = None
+            if shape[dim] < self.layout(shape).layout_tile[dim]:
+                unwrapped = self._unwrapped(shape, register, dim)
+                size = self._in_prologue(ConstantOp.build(shape[dim], index))
+                first = self._in_prologue(CmpIOp.build("ult", unwrapped, size))
+            self.firsts[key] = first
+        return self.firsts[key]
+
+    def coordinate(self, coordinate: Along | object) -> Value:
+        """A coordinate of a point as an ``index`` value."""
+        return self.zero if coordinate is ZERO else self.points.value(coordinate)
+
+    def first_copy(
+        self, op: Operation, shape: Shape, register: int, dims: Sequence[int] | None = None
+    ) -> Value | None:
+        """Whether this thread holds the first copy of the element in ``register`` (along
+        ``dims``, all by default); None when no element is replicated."""
         if not shape:
             return self.insert(CmpIOp.build("eq", self.tid, self.constant(0))).result
-        return self.coordinates_of(op, shape)[register][1]
+        flags = [
+            self._first_along(shape, register, d)
+            for d in (dims if dims is not None else range(len(shape)))
+        ]
+        flags = [f for f in flags if f is not None]
+        if not flags:
+            return None
+        combined = flags[0]
+        for flag in flags[1:]:
+            combined = self.insert(AndIOp.build(combined, flag)).result
+        return combined
+
+    # -- reading tiles ---------------------------------------------------------------------
+    def value_at(self, value: Value, point: Point) -> Value:
+        """``value``'s element at ``point`` in this thread: a scalar, a register, a read
+        through shared memory, or the element computed here."""
+        if self.shape(value) is None:
+            return self.scalar(value)
+        if value in self.tiles:
+            shape = self.shape(value)
+            if not shape:
+                return self.tiles[value][0]
+            for register in range(self.registers(shape)):
+                if point == full_point(shape, register):
+                    return self.tiles[value][register]
+            register = self.points.register_holding(shape, point)
+            if register is not None:
+                return self.tiles[value][register]
+            return read_elsewhere(self, value, point)
+        key = (value, point)
+        if key in self.memo:
+            return self.memo[key]
+        op = self.computed.get(value)
+        if op is None:
+            raise TileError(f"tile to gpu: {value} has no value in the kernel")
+        if isinstance(op, FillOp):
+            found = self.scalar(op.inputs[0])
+        elif isinstance(op, ExpandShapeOp):
+            inner = through_reshape(point, reassociation_groups(op), self.shape(value))
+            if inner is None:
+                raise self.error(op, f"a reshape into {self.shape(value)} that splits a dimension")
+            found = self.value_at(op.operands[0], inner)
+        else:
+            results = self.payload(op, self.operands_at(op, point), point)
+            for result, new in zip(op.results, results, strict=True):
+                self.memo[(result, point)] = new
+            found = results[op.results.index(value)]
+        self.memo[key] = found
+        return found
+
+    def operands_at(self, op: GenericOp, point: Point) -> list[Value]:
+        """``op``'s inputs at ``point`` of its iteration space."""
+        found = []
+        for value, map_ in zip(op.inputs, op.indexing_maps(), strict=False):
+            if self.shape(value) is None:
+                found.append(self.scalar(value))
+            else:
+                found.append(self.value_at(value, project(point, map_)))
+        return found
+
+    def held(self, value: Value) -> list[Value]:
+        """``value``'s registers in the layout of its shape (computing them if it was
+        computed where read)."""
+        if value in self.tiles:
+            return self.tiles[value]
+        shape = self.shape(value)
+        if not shape:
+            return [self.value_at(value, ())]
+        return [self.value_at(value, full_point(shape, r)) for r in range(self.registers(shape))]
+
+    def registers_of(self, value: Value | None, shape: Shape) -> list[Value] | None:
+        """``value`` read at every register of a tile of ``shape`` (None stays None)."""
+        if value is None:
+            return None
+        if self.shape(value) is None:
+            return [self.scalar(value)] * self.registers(shape)
+        if not shape:
+            return [self.value_at(value, ())]
+        return [self.value_at(value, full_point(shape, r)) for r in range(self.registers(shape))]
 
     # -- the walk ----------------------------------------------------------------------------
     def lower_block(self, block: Block) -> None:
         for op in block.ops:
             self.lower_op(op)
 
+    def is_computed(self, value: Value) -> bool:
+        return self.shape(value) is None or value in self.computed
+
     def lower_op(self, op: Operation) -> None:
         if isinstance(op, EmptyOp):
             return
-        if isinstance(op, FillOp):
-            shape = self.shape(op.results[0])
-            self.tiles[op.results[0]] = [self.scalar(op.inputs[0])] * self.registers(shape)
+        if isinstance(op, FillOp | ExpandShapeOp):
+            self.computed[op.results[0]] = op
         elif is_reduction(op):
             lower_reduction(self, op)
         elif isinstance(op, GenericOp):
             self.elementwise(op)
+        elif isinstance(op, MatmulOp):
+            lower_dot(self, op)
         elif isinstance(op, TileLoadOp):
             lower_load(self, op)
         elif isinstance(op, TileStoreOp):
@@ -242,26 +386,23 @@ class TileLowering:
         elif op.name == "func.return":
             self.insert(ReturnOp.build())
         elif any(self.shape(v) is not None for v in [*op.operands, *op.results]) or op.regions:
-            raise self.error(
-                op, "this op on tiles is not lowered to the GPU (1-D tiles and scalars are)"
-            )
+            raise self.error(op, "this op on tiles is not lowered to the GPU")
         else:
             copy = op.clone(ChainMap({}, self.values))
             self.insert(copy)
             for old, new in zip(op.results, copy.results, strict=True):
                 self.values[old] = new
 
-    def payload(
-        self, op: GenericOp, arguments: list[Value], coordinate: Value | None
-    ) -> list[Value]:
-        """``op``'s payload on one register's ``arguments``; the yielded values."""
+    def payload(self, op: GenericOp, arguments: list[Value], point: Point) -> list[Value]:
+        """``op``'s payload on one element's ``arguments`` at ``point``; the yielded
+        values."""
         local: dict[Value, Value] = dict(zip(op.body.arguments, arguments, strict=False))
         mapping = ChainMap(local, self.values)
         for inner in op.body.ops:
             if isinstance(inner, IndexOp):
-                if coordinate is None:
+                if not point:
                     raise self.error(op, "linalg.index in a rank-0 generic")
-                local[inner.results[0]] = coordinate
+                local[inner.results[0]] = self.coordinate(point[inner.dim])
             elif inner.name == "linalg.yield":
                 return [mapping[v] if v in mapping else v for v in inner.operands]
             else:
@@ -270,24 +411,16 @@ class TileLowering:
         raise self.error(op, "a payload without linalg.yield")
 
     def elementwise(self, op: GenericOp) -> None:
-        """Step 3."""
+        """Step 3: computed where read when its operands are, else held."""
+        if all(self.is_computed(v) for v in op.inputs):
+            for result in op.results:
+                self.computed[result] = op
+            return
         shape = self.shape(op.results[0])
-        coordinates = self.coordinates_of(op, shape) if shape else None
         results: list[list[Value]] = [[] for _ in op.results]
         for register in range(self.registers(shape)):
-            arguments = []
-            for value, map_ in zip(op.inputs, op.indexing_maps(), strict=False):
-                held = self.tiles[value] if self.shape(value) is not None else [self.scalar(value)]
-                if map_.num_results == 0:
-                    arguments.append(held[0])
-                elif map_.num_results == map_.num_dims == len(shape) and map_.is_identity():
-                    arguments.append(held[register])
-                else:
-                    raise self.error(
-                        op, f"an operand read through {map_} (a broadcast of a 2-D tile)"
-                    )
-            coordinate = coordinates[register][0] if coordinates else None
-            for i, value in enumerate(self.payload(op, arguments, coordinate)):
+            point = full_point(shape, register) if shape else ()
+            for i, value in enumerate(self.payload(op, self.operands_at(op, point), point)):
                 results[i].append(value)
         for old, registers in zip(op.results, results, strict=True):
             self.tiles[old] = registers
@@ -296,7 +429,7 @@ class TileLowering:
         """Scalars and tiles' registers, in order (what an ``scf.for`` carries)."""
         found = []
         for value in values:
-            found += self.tiles[value] if self.shape(value) is not None else [self.scalar(value)]
+            found += self.held(value) if self.shape(value) is not None else [self.scalar(value)]
         return found
 
     def unflatten(self, old_values: Sequence[Value], new_values: Sequence[Value]) -> None:
@@ -312,19 +445,21 @@ class TileLowering:
             position += count
 
     def loop(self, op: ForOp) -> None:
-        """Step 6."""
+        """Step 7."""
         bounds = [self.scalar(v) for v in (op.lower_bound, op.upper_bound, op.step)]
         new = self.insert(ForOp.build(*bounds, self.flat(op.init_args)))
         self.values[op.induction_var] = new.induction_var
         self.unflatten(op.region_iter_args, new.region_iter_args)
         body = new.body
         inside = Builder.before(body.terminator) if body.terminator else Builder.at_end(body)
+        saved, self.memo = self.memo, self.memo.new_child()
         with self.building_at(inside):
             for inner in op.body.ops:
                 if inner is not op.body.terminator:
                     self.lower_op(inner)
                 elif op.init_args:
                     self.insert(YieldOp.build(self.flat(inner.operands)))
+        self.memo = saved
         self.unflatten(op.results, new.results)
 
 
@@ -337,9 +472,6 @@ def lower_to_gpu(
     source = module.body.first_op
     if not isinstance(source, FuncOp):
         raise TileError(f"tile to gpu: expected a module holding one func.func, got {source}")
-    for op in source.walk():  # the op out of scope first, before what it needs
-        if op.name == "linalg.matmul":
-            raise lowering_error(op, "dot is not lowered to the GPU")
     lowering = TileLowering(source, num_warps, layout_for)
     lowering.lower_block(source.entry_block)
     container = GPUModuleOp.build("kernels")

@@ -111,12 +111,16 @@ def launch_gpu(
     num_warps: int = 4,
     preset: str | GpuPreset = "classroom",
     layout_for: LayoutFor | None = None,
+    sanitize: bool = True,
+    sample_blocks: int | None = None,
     **constexprs: object,
 ) -> TileLaunch:
     """Run ``kernel`` on ``grid`` programs, each a block of ``32 * num_warps`` threads,
     on the simulator; the arrays are written in place (module docstring).
     ``layout_for(shape, num_warps)``, when given, chooses the layout of the tiles of
-    each shape instead of ``default_layout``."""
+    each shape instead of ``default_layout``. ``sanitize=False`` turns the simulator's
+    checks off; ``sample_blocks=n`` runs ``n`` blocks spread over the grid, scales the
+    counters to the grid and leaves the arrays unwritten (``simulate``)."""
     bound = bind(kernel.name, kernel.parameters, kernel.constexprs, args, constexprs)
     sizes = normalize_grid(grid, bound.constexprs)
     module = gpu_module(kernel, *args, num_warps=num_warps, layout_for=layout_for, **constexprs)
@@ -131,9 +135,13 @@ def launch_gpu(
         else:
             values.append(value)
     func = find_kernel(module)
-    run = simulate(func, grid=sizes, block=32 * num_warps, args=values, preset=chip)
-    for original, flat in copies.values():
-        original[...] = flat.reshape(original.shape)
+    run = simulate(
+        func, grid=sizes, block=32 * num_warps, args=values, preset=chip,
+        sanitize=sanitize, sample_blocks=sample_blocks,
+    )  # fmt: skip
+    if sample_blocks is None:
+        for original, flat in copies.values():
+            original[...] = flat.reshape(original.shape)
     registers = estimate_registers(func)
     occ = occupancy(chip, run.threads_per_block, registers.registers, run.shared_bytes)
     return TileLaunch(

@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from tinycomp.dialects.arith import ConstantOp
-from tinycomp.dialects.arith.binary import AndIOp, RemUIOp
+from tinycomp.dialects.arith.binary import AndIOp, RemUIOp, SubIOp
 from tinycomp.dialects.arith.cast import IndexCastOp
 from tinycomp.dialects.arith.compare import CmpIOp
 from tinycomp.dialects.memref.access import LoadOp, StoreOp
@@ -63,12 +63,20 @@ def access_groups(lowering: TileLowering, op: TileLoadOp | TileStoreOp) -> list[
     if not shape:
         return [[0]]
     layout = lowering.layout(shape)
-    width = layout.size_per_thread[0]
-    if len(shape) != 1 or width == 1 or layout.replication(shape) > 1:
+    last = len(shape) - 1
+    width = layout.size_per_thread[last]
+    if width == 1 or layout.replication(shape) > 1 or layout.order[0] != last:
         return [[register] for register in range(count)]
-    if not unit_stride(op.offsets):
+    if len(shape) == 1 and not unit_stride(op.offsets):
         return [[register] for register in range(count)]
     return [list(range(start, start + width)) for start in range(0, count, width)]
+
+
+def checked_at_run_time(lowering: TileLowering, op: TileLoadOp | TileStoreOp) -> bool:
+    """Whether a group's offsets are tested for stepping by one when the kernel runs:
+    for tiles of rank 2, whose strides are arguments (``stride_ak``), where a 1-D tile's
+    are proven at compile time (``contiguity.py``)."""
+    return len(access_shape(lowering, op)) > 1
 
 
 def access_shape(lowering: TileLowering, op: TileLoadOp | TileStoreOp) -> tuple[int, ...]:
@@ -82,11 +90,20 @@ def _indices(lowering: TileLowering, op: TileLoadOp | TileStoreOp) -> list[Value
     return [lowering.insert(IndexCastOp.build(v, index)).result for v in offsets]
 
 
-def _whole_group(lowering: TileLowering, offsets: list[Value], masks: list[Value] | None) -> Value:
-    """The vector path's condition: the group starts at a multiple of its size and every
-    element of it is inside the mask."""
+def _whole_group(
+    lowering: TileLowering,
+    offsets: list[Value],
+    masks: list[Value] | None,
+    consecutive: bool = False,
+) -> Value:
+    """The vector path's condition: the group starts at a multiple of its size, every
+    element of it is inside the mask, and (``consecutive``) its offsets step by one."""
     start = lowering.insert(RemUIOp.build(offsets[0], lowering.constant(len(offsets)))).result
     condition = lowering.insert(CmpIOp.build("eq", start, lowering.constant(0))).result
+    for step, offset in enumerate(offsets[1:] if consecutive else [], start=1):
+        apart = lowering.insert(SubIOp.build(offset, offsets[0])).result
+        same = lowering.insert(CmpIOp.build("eq", apart, lowering.constant(step))).result
+        condition = lowering.insert(AndIOp.build(condition, same)).result
     for mask in masks or []:
         condition = lowering.insert(AndIOp.build(condition, mask)).result
     return condition
@@ -135,7 +152,9 @@ def lower_load(lowering: TileLowering, op: TileLoadOp) -> None:
         if len(group) == 1:
             registers += _scalar_loads(lowering, buffer, group_offsets, group_masks, other, element)
             continue
-        condition = _whole_group(lowering, group_offsets, group_masks)
+        condition = _whole_group(
+            lowering, group_offsets, group_masks, checked_at_run_time(lowering, op)
+        )
         guard = lowering.insert(IfOp.build(condition, [element] * len(group)))
         then, otherwise = (region.blocks[0] for region in guard.regions)
         inside = Builder.at_end(then)
@@ -188,7 +207,9 @@ def lower_store(lowering: TileLowering, op: TileStoreOp) -> None:
             _scalar_stores(lowering, op, group, offsets, values, masks)
             continue
         group_masks = [masks[r] for r in group] if masks is not None else None
-        condition = _whole_group(lowering, [offsets[r] for r in group], group_masks)
+        condition = _whole_group(
+            lowering, [offsets[r] for r in group], group_masks, checked_at_run_time(lowering, op)
+        )
         guard = lowering.insert(IfOp.build(condition, with_else=True))
         then, otherwise = (region.blocks[0] for region in guard.regions)
         inside = Builder.before(then.terminator)

@@ -66,12 +66,14 @@ from tinycomp.dialects.gpu import (
     address_space,
 )
 from tinycomp.dialects.linalg.generic import GenericOp, IndexOp
+from tinycomp.dialects.linalg.map_reduce import TransposeOp
 from tinycomp.dialects.linalg.named import FillOp, MatmulOp
 from tinycomp.dialects.scf import ForOp, YieldOp
 from tinycomp.dialects.tensor import EmptyOp
 from tinycomp.dialects.tensor.reshape import ExpandShapeOp
 from tinycomp.dialects.tile import LoadOp as TileLoadOp
 from tinycomp.dialects.tile import StoreOp as TileStoreOp
+from tinycomp.frontend.tile.dot_layout import dot_layout
 from tinycomp.frontend.tile.gpu_conversion import read_elsewhere
 from tinycomp.frontend.tile.gpu_dot import lower_dot
 from tinycomp.frontend.tile.gpu_memory import lower_load, lower_store
@@ -134,7 +136,13 @@ class TileLowering:
         self.num_threads = WARP_SIZE * num_warps
         self.layout_for = layout_for
         self.layouts: dict[Shape, BlockedLayout] = {}
-        """The layout of each shape, chosen once (``layout_choice.py``)."""
+        """The layout of each shape, chosen once (``layout_choice.py``); a ``dot``'s
+        accumulator's is ``dot_layout``'s unless the caller chooses."""
+        if layout_for is None:
+            for op in source.walk():
+                if isinstance(op, MatmulOp):
+                    shape = tuple(op.outputs[0].type.shape)
+                    self.layouts.setdefault(shape, dot_layout(shape, num_warps))
         arguments = source.entry_block.arguments
         self.grid_arguments = [
             a for a in arguments if (a.name_hint or "").startswith(GRID_PREFIXES)
@@ -150,6 +158,8 @@ class TileLowering:
         """Held tiles of the program -> the thread's registers."""
         self.computed: dict[Value, Operation] = {}
         """Tiles computed where they are read -> the op that computes them."""
+        self.index_only: set[Value] = set()
+        """The computed tiles made from indices and scalars alone."""
         self.memo: ChainMap = ChainMap()
         """(tile, point) -> its value, for the reads already built in scope."""
         for old, new in zip(self.inputs, entry.arguments, strict=False):
@@ -320,6 +330,9 @@ class TileLowering:
             if inner is None:
                 raise self.error(op, f"a reshape into {self.shape(value)} that splits a dimension")
             found = self.value_at(op.operands[0], inner)
+        elif isinstance(op, TransposeOp):
+            inverse = sorted(range(len(op.dims)), key=lambda d: op.dims[d])
+            found = self.value_at(op.inputs[0], tuple(point[d] for d in inverse))
         else:
             results = self.payload(op, self.operands_at(op, point), point)
             for result, new in zip(op.results, results, strict=True):
@@ -363,14 +376,18 @@ class TileLowering:
         for op in block.ops:
             self.lower_op(op)
 
-    def is_computed(self, value: Value) -> bool:
-        return self.shape(value) is None or value in self.computed
+    def is_index_only(self, value: Value) -> bool:
+        """Whether ``value`` is a scalar or a tile made from indices and scalars alone."""
+        return self.shape(value) is None or value in self.index_only
 
     def lower_op(self, op: Operation) -> None:
         if isinstance(op, EmptyOp):
             return
-        if isinstance(op, FillOp | ExpandShapeOp):
+        if isinstance(op, FillOp | ExpandShapeOp | TransposeOp):
             self.computed[op.results[0]] = op
+            sources = [op.operands[0]] if isinstance(op, ExpandShapeOp) else op.inputs
+            if all(self.is_index_only(v) for v in sources):
+                self.index_only.add(op.results[0])
         elif is_reduction(op):
             lower_reduction(self, op)
         elif isinstance(op, GenericOp):
@@ -412,9 +429,10 @@ class TileLowering:
 
     def elementwise(self, op: GenericOp) -> None:
         """Step 3: computed where read when its operands are, else held."""
-        if all(self.is_computed(v) for v in op.inputs):
+        if all(self.is_index_only(v) for v in op.inputs):
             for result in op.results:
                 self.computed[result] = op
+                self.index_only.add(result)
             return
         shape = self.shape(op.results[0])
         results: list[list[Value]] = [[] for _ in op.results]

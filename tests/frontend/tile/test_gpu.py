@@ -15,7 +15,7 @@ from tinycomp.frontend.tile.gpu_launch import gpu_module, launch_gpu
 from tinycomp.frontend.tile.layout import BlockedLayout, LayoutError
 from tinycomp.frontend.tile.to_gpu import lower_to_gpu
 
-from .kernels import add_kernel, layer_norm_fwd, matmul_kernel, softmax_kernel
+from .kernels import add_kernel, layer_norm_fwd, softmax_kernel
 
 RNG = np.random.default_rng(11)
 TOLERANCE = {np.float32: 2e-5, np.float16: 2e-2}
@@ -123,32 +123,6 @@ def test_gpu_ir_passes_mlir_opt(kernel):
             ["mlir-opt-22", "--verify-each"], input=str(module), capture_output=True, text=True
         )
         assert checked.returncode == 0, checked.stderr
-
-
-def test_dot_is_an_error_naming_the_op_and_interp():
-    a = np.zeros((16, 16), np.float32)
-    module = matmul_kernel.specialize(
-        a, a, a, 16, 16, 16, 16, 1, 16, 1, 16, 1,
-        BLOCK_SIZE_M=16, BLOCK_SIZE_N=16, BLOCK_SIZE_K=16, GROUP_SIZE_M=1,
-    )  # fmt: skip
-    with pytest.raises(
-        tile.TileError, match=r"'linalg.matmul' at .*kernels.py:\d+: dot .*'interp'"
-    ):
-        lower_to_gpu(module)
-
-
-def test_a_two_dimensional_tile_is_an_error_naming_the_op():
-    @tile.kernel
-    def outer(x, y, BLOCK: tile.constexpr):
-        offsets = tile.arange(0, BLOCK)
-        v = tile.load(x + offsets)
-        tile.store(y + offsets[:, None] * BLOCK + offsets[None, :], v[:, None] * v[None, :])
-
-    a = np.zeros(64, np.float32)
-    with pytest.raises(
-        tile.TileError, match=r"'tensor.expand_shape' at .*test_gpu.py:\d+.*'interp'"
-    ):
-        lower_to_gpu(outer.specialize(a, a, BLOCK=8))
 
 
 def test_an_uncovered_layout_is_an_error_naming_shape_and_layout():

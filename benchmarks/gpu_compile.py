@@ -13,6 +13,9 @@ Three measurements of ``tinycomp.compile(..., target="gpu-sim")``, side by side:
 * ``matmul``: the compiled f32 matmul at 4096^3 beside the SGEMM worklog's
   ``blocktile_2d``, ``vectorized`` and ``warptile``, each estimated the same way
   (``compiled_against_worklog``: sampled blocks at two depths, extrapolated to K).
+* ``tile``: the tile DSL's matmul (Triton's grouped matmul) and fused softmax on the
+  same presets and shapes, estimated the same way (``tile_estimates.py``), beside the
+  compiled ones: ``ratio`` is tile seconds / compiled seconds (the goal is at most 1.2).
 * ``compile``: every catalogue kernel at its default shape, f32, compiled to PTX for
   ``sm_80`` at O3, the median of ``--repeats`` runs of each step: tinycomp's stages and
   passes to gpu IR (``compile_s``), the PTX preparation (clean-up, contraction, unrolling,
@@ -49,6 +52,7 @@ from tinycomp.gpu.ptx import prepared_for_ptx
 from tinycomp.targets.gpu_sim.preset import lookup_preset
 from tinycomp.testing.kernels import KERNELS
 from tinycomp.testing.sgemm_staircase import compiled_against_worklog
+from tinycomp.testing.tile_estimates import tile_matmul_estimate, tile_softmax_estimate
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -115,6 +119,41 @@ def measure_matmul(preset: str, size: int, sample_blocks: int) -> dict[str, Any]
     }
 
 
+def measure_tile(
+    preset: str, rows: int, cols: int, size: int, sample_blocks: int, record: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """The tile DSL's softmax and matmul beside the compiled ones already in ``record``."""
+    compiled_softmax = next(
+        r for r in record["rows"] if r["kernel"] == "softmax" and r["preset"] == preset
+    )
+    compiled_matmul = next(r for r in record["matmul"] if r["preset"] == preset)
+    softmax = tile_softmax_estimate(rows, cols, preset, sample_blocks)
+    matmul = tile_matmul_estimate(size, preset, sample_blocks)
+    compiled_matmul_us = compiled_matmul["kernels"]["compiled"]["us"]
+    return [
+        {
+            "kernel": "softmax",
+            "preset": preset,
+            "shape": [rows, cols],
+            "tile_us": softmax.seconds * 1e6,
+            "compiled_us": compiled_softmax["estimate_us"],
+            "ratio": softmax.seconds * 1e6 / compiled_softmax["estimate_us"],
+            "binding": softmax.binding,
+        },
+        {
+            "kernel": "matmul",
+            "preset": preset,
+            "shape": [size, size, size],
+            "tile_us": matmul.seconds * 1e6,
+            "tile_gflops": matmul.achieved_gflops,
+            "compiled_us": compiled_matmul_us,
+            "compiled_gflops": compiled_matmul["kernels"]["compiled"]["gflops"],
+            "ratio": matmul.seconds * 1e6 / compiled_matmul_us,
+            "binding": matmul.binding,
+        },
+    ]
+
+
 def measure_compile(name: str, repeats: int) -> dict[str, Any]:
     """Compile time to PTX of one catalogue kernel at its default shape, per step."""
     kernel = KERNELS[name]
@@ -156,6 +195,7 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         "arch": ARCH,
         "rows": [],
         "matmul": [],
+        "tile": [],
         "compile": [],
     }
     for preset in args.presets:
@@ -165,6 +205,9 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
             record["rows"].append(row)
         record["matmul"].append(measure_matmul(preset, size, args.sample_blocks))
         print(json.dumps(record["matmul"][-1]), file=sys.stderr, flush=True)
+        for row in measure_tile(preset, rows, cols, size, args.sample_blocks, record):
+            print(json.dumps(row), file=sys.stderr, flush=True)
+            record["tile"].append(row)
     for name in args.kernels:
         row = measure_compile(name, args.repeats)
         print(json.dumps(row), file=sys.stderr, flush=True)

@@ -52,7 +52,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from tinycomp.dialects.arith import ConstantOp
-from tinycomp.dialects.arith.binary import AddIOp, AndIOp, DivUIOp, MulIOp, RemUIOp
+from tinycomp.dialects.arith.binary import AndIOp
 from tinycomp.dialects.arith.compare import CmpIOp
 from tinycomp.dialects.common.reassociation import reassociation_groups
 from tinycomp.dialects.func import FuncOp
@@ -65,10 +65,10 @@ from tinycomp.dialects.gpu import (
     ThreadIdOp,
     address_space,
 )
-from tinycomp.dialects.linalg.generic import GenericOp, IndexOp
+from tinycomp.dialects.linalg.generic import GenericOp
 from tinycomp.dialects.linalg.map_reduce import TransposeOp
 from tinycomp.dialects.linalg.named import FillOp, MatmulOp
-from tinycomp.dialects.scf import ForOp, YieldOp
+from tinycomp.dialects.scf import ForOp
 from tinycomp.dialects.tensor import EmptyOp
 from tinycomp.dialects.tensor.reshape import ExpandShapeOp
 from tinycomp.dialects.tile import LoadOp as TileLoadOp
@@ -76,6 +76,8 @@ from tinycomp.dialects.tile import StoreOp as TileStoreOp
 from tinycomp.frontend.tile.dot_layout import dot_layout
 from tinycomp.frontend.tile.gpu_conversion import read_elsewhere
 from tinycomp.frontend.tile.gpu_dot import lower_dot
+from tinycomp.frontend.tile.gpu_elementwise import lower_elementwise, operands_at, payload
+from tinycomp.frontend.tile.gpu_loop import lower_loop
 from tinycomp.frontend.tile.gpu_memory import lower_load, lower_store
 from tinycomp.frontend.tile.gpu_points import (
     ZERO,
@@ -83,13 +85,10 @@ from tinycomp.frontend.tile.gpu_points import (
     Coordinates,
     Point,
     full_point,
-    lane_strides,
-    project,
-    register_slots,
     through_reshape,
-    warp_strides,
 )
 from tinycomp.frontend.tile.gpu_reduction import is_reduction, lower_reduction
+from tinycomp.frontend.tile.gpu_thread_places import ThreadPlaces
 from tinycomp.frontend.tile.layout import WARP_SIZE, BlockedLayout
 from tinycomp.frontend.tile.layout_choice import LayoutFor, choose_layout
 from tinycomp.frontend.tile.values import TileError
@@ -168,11 +167,10 @@ class TileLowering:
         self.builder = Builder.at_end(entry)
         self.tid = self.insert(ThreadIdOp.build("x")).result
         self.zero = self.insert(ConstantOp.build(0, index)).result
-        self.prologue = Builder.before(self.zero.defining_op())
-        """Where the coordinates go: the entry block, after ``gpu.thread_id``."""
-        self.points = Coordinates(self.layout, self.num_threads, self._coordinate)
-        self.firsts: dict[tuple[Shape, int, int], Value | None] = {}
-        self.bases: dict[tuple[Shape, int], Value] = {}
+        prologue = Builder.before(self.zero.defining_op())
+        self.places = ThreadPlaces(prologue, self.tid, self.layout)
+        """The registers' coordinates, built after ``gpu.thread_id``."""
+        self.points = Coordinates(self.layout, self.num_threads, self.places.coordinate)
         for argument in self.grid_arguments:
             kind, axis = argument.name_hint.rsplit("_", 1)
             op = BlockIdOp.build(axis) if kind == "program_id" else GridDimOp.build(axis)
@@ -223,60 +221,7 @@ class TileLowering:
         self.kernel.attributes["workgroup_attributions"] = IntegerAttr(count, i64)
         return argument
 
-    # -- where the registers are -----------------------------------------------------------
-    def _in_prologue(self, op: Operation) -> Value:
-        return self.prologue.insert(op).results[0]
-
-    def _thread_place(self, shape: Shape, dim: int) -> Value:
-        """Where the thread's first element along ``dim`` is, before repeats."""
-        if (shape, dim) not in self.bases:
-            layout, build = self.layout(shape), self._in_prologue
-            lane = build(RemUIOp.build(self.tid, build(ConstantOp.build(WARP_SIZE, index))))
-            warp = build(DivUIOp.build(self.tid, build(ConstantOp.build(WARP_SIZE, index))))
-            parts = []
-            for who, strides, counts in (
-                (lane, lane_strides(layout), layout.threads_per_warp),
-                (warp, warp_strides(layout), layout.warps_per_block),
-            ):
-                shifted = build(DivUIOp.build(who, build(ConstantOp.build(strides[dim], index))))
-                parts.append(
-                    build(RemUIOp.build(shifted, build(ConstantOp.build(counts[dim], index))))
-                )
-            threads = build(ConstantOp.build(layout.threads_per_warp[dim], index))
-            place = build(AddIOp.build(build(MulIOp.build(parts[1], threads)), parts[0]))
-            spt = build(ConstantOp.build(layout.size_per_thread[dim], index))
-            self.bases[(shape, dim)] = build(MulIOp.build(place, spt))
-        return self.bases[(shape, dim)]
-
-    def _unwrapped(self, shape: Shape, register: int, dim: int) -> Value:
-        layout = self.layout(shape)
-        slot = register_slots(layout, shape, register)[dim]
-        repeat, within = divmod(slot, layout.size_per_thread[dim])
-        offset = repeat * layout.layout_tile[dim] + within
-        base = self._thread_place(shape, dim)
-        return self._in_prologue(
-            AddIOp.build(base, self._in_prologue(ConstantOp.build(offset, index)))
-        )
-
-    def _coordinate(self, shape: Shape, register: int, dim: int) -> Value:
-        """``Along(shape, register, dim)`` as a value (``gpu_points.Coordinates``)."""
-        unwrapped = self._unwrapped(shape, register, dim)
-        if shape[dim] >= self.layout(shape).layout_tile[dim]:
-            return unwrapped
-        size = self._in_prologue(ConstantOp.build(shape[dim], index))
-        return self._in_prologue(RemUIOp.build(unwrapped, size))
-
-    def _first_along(self, shape: Shape, register: int, dim: int) -> Value | None:
-        key = (shape, register, dim)
-        if key not in self.firsts:
-            first = None
-            if shape[dim] < self.layout(shape).layout_tile[dim]:
-                unwrapped = self._unwrapped(shape, register, dim)
-                size = self._in_prologue(ConstantOp.build(shape[dim], index))
-                first = self._in_prologue(CmpIOp.build("ult", unwrapped, size))
-            self.firsts[key] = first
-        return self.firsts[key]
-
+    # -- where the registers are (gpu_thread_places.py) -------------------------------------
     def coordinate(self, coordinate: Along | object) -> Value:
         """A coordinate of a point as an ``index`` value."""
         return self.zero if coordinate is ZERO else self.points.value(coordinate)
@@ -289,7 +234,7 @@ class TileLowering:
         if not shape:
             return self.insert(CmpIOp.build("eq", self.tid, self.constant(0))).result
         flags = [
-            self._first_along(shape, register, d)
+            self.places.first_copy(shape, register, d)
             for d in (dims if dims is not None else range(len(shape)))
         ]
         flags = [f for f in flags if f is not None]
@@ -334,21 +279,11 @@ class TileLowering:
             inverse = sorted(range(len(op.dims)), key=lambda d: op.dims[d])
             found = self.value_at(op.inputs[0], tuple(point[d] for d in inverse))
         else:
-            results = self.payload(op, self.operands_at(op, point), point)
+            results = payload(self, op, operands_at(self, op, point), point)
             for result, new in zip(op.results, results, strict=True):
                 self.memo[(result, point)] = new
             found = results[op.results.index(value)]
         self.memo[key] = found
-        return found
-
-    def operands_at(self, op: GenericOp, point: Point) -> list[Value]:
-        """``op``'s inputs at ``point`` of its iteration space."""
-        found = []
-        for value, map_ in zip(op.inputs, op.indexing_maps(), strict=False):
-            if self.shape(value) is None:
-                found.append(self.scalar(value))
-            else:
-                found.append(self.value_at(value, project(point, map_)))
         return found
 
     def held(self, value: Value) -> list[Value]:
@@ -391,7 +326,7 @@ class TileLowering:
         elif is_reduction(op):
             lower_reduction(self, op)
         elif isinstance(op, GenericOp):
-            self.elementwise(op)
+            lower_elementwise(self, op)
         elif isinstance(op, MatmulOp):
             lower_dot(self, op)
         elif isinstance(op, TileLoadOp):
@@ -399,7 +334,7 @@ class TileLowering:
         elif isinstance(op, TileStoreOp):
             lower_store(self, op)
         elif isinstance(op, ForOp):
-            self.loop(op)
+            lower_loop(self, op)
         elif op.name == "func.return":
             self.insert(ReturnOp.build())
         elif any(self.shape(v) is not None for v in [*op.operands, *op.results]) or op.regions:
@@ -409,76 +344,6 @@ class TileLowering:
             self.insert(copy)
             for old, new in zip(op.results, copy.results, strict=True):
                 self.values[old] = new
-
-    def payload(self, op: GenericOp, arguments: list[Value], point: Point) -> list[Value]:
-        """``op``'s payload on one element's ``arguments`` at ``point``; the yielded
-        values."""
-        local: dict[Value, Value] = dict(zip(op.body.arguments, arguments, strict=False))
-        mapping = ChainMap(local, self.values)
-        for inner in op.body.ops:
-            if isinstance(inner, IndexOp):
-                if not point:
-                    raise self.error(op, "linalg.index in a rank-0 generic")
-                local[inner.results[0]] = self.coordinate(point[inner.dim])
-            elif inner.name == "linalg.yield":
-                return [mapping[v] if v in mapping else v for v in inner.operands]
-            else:
-                copy = inner.clone(mapping)
-                self.insert(copy)
-        raise self.error(op, "a payload without linalg.yield")
-
-    def elementwise(self, op: GenericOp) -> None:
-        """Step 3: computed where read when its operands are, else held."""
-        if all(self.is_index_only(v) for v in op.inputs):
-            for result in op.results:
-                self.computed[result] = op
-                self.index_only.add(result)
-            return
-        shape = self.shape(op.results[0])
-        results: list[list[Value]] = [[] for _ in op.results]
-        for register in range(self.registers(shape)):
-            point = full_point(shape, register) if shape else ()
-            for i, value in enumerate(self.payload(op, self.operands_at(op, point), point)):
-                results[i].append(value)
-        for old, registers in zip(op.results, results, strict=True):
-            self.tiles[old] = registers
-
-    def flat(self, values: Sequence[Value]) -> list[Value]:
-        """Scalars and tiles' registers, in order (what an ``scf.for`` carries)."""
-        found = []
-        for value in values:
-            found += self.held(value) if self.shape(value) is not None else [self.scalar(value)]
-        return found
-
-    def unflatten(self, old_values: Sequence[Value], new_values: Sequence[Value]) -> None:
-        """The inverse of ``flat``: map ``old_values`` to their part of ``new_values``."""
-        position = 0
-        for old in old_values:
-            count = self.registers(self.shape(old)) if self.shape(old) is not None else 1
-            taken = list(new_values[position : position + count])
-            if self.shape(old) is None:
-                self.values[old] = taken[0]
-            else:
-                self.tiles[old] = taken
-            position += count
-
-    def loop(self, op: ForOp) -> None:
-        """Step 7."""
-        bounds = [self.scalar(v) for v in (op.lower_bound, op.upper_bound, op.step)]
-        new = self.insert(ForOp.build(*bounds, self.flat(op.init_args)))
-        self.values[op.induction_var] = new.induction_var
-        self.unflatten(op.region_iter_args, new.region_iter_args)
-        body = new.body
-        inside = Builder.before(body.terminator) if body.terminator else Builder.at_end(body)
-        saved, self.memo = self.memo, self.memo.new_child()
-        with self.building_at(inside):
-            for inner in op.body.ops:
-                if inner is not op.body.terminator:
-                    self.lower_op(inner)
-                elif op.init_args:
-                    self.insert(YieldOp.build(self.flat(inner.operands)))
-        self.memo = saved
-        self.unflatten(op.results, new.results)
 
 
 def lower_to_gpu(

@@ -3,13 +3,18 @@
 Each task plugs into the real pipeline. The grader builds the student's layout or kernel,
 runs it on random inputs (the SIMT simulator with its sanitizer and counters, or the
 layout's own thread map), compares with numpy, and holds the counters to a budget:
-global sectors, vector widths, shared memory, shuffles. Wall time is never graded. Two
-tasks:
+global sectors, vector widths, shared memory, bank conflicts, barriers, shuffles. Wall
+time is never graded. Four tasks:
 
 1. ``coalesced_layout``: a blocked layout whose every global access is one 16-byte
    vector per thread and whose warps touch the fewest 32-byte sectors.
 2. ``row_softmax_kernel``: a softmax of 32-element rows, one warp per row, reduced with
    warp shuffles only (no shared memory, at most 10 shuffles per warp).
+3. ``tiled_matmul_kernel``: a block-tiled matmul that stages 32 x 32 tiles of A and B in
+   shared memory: each element read from global memory once per block that needs it,
+   no bank conflicts, at most 2 barriers per k-step, no race.
+4. ``shfl_xor_f64_ir``: the LLVM IR of a 64-bit warp butterfly shuffle as two 32-bit
+   ``llvm.nvvm.shfl.sync.bfly.i32`` calls, in a function marked ``convergent``.
 
 Fill in each TODO, then run ``tinycomp grade ch10``. ``chapters/10_compiling_for_gpu.ipynb``
 shows the layouts, the shuffles and the counters these tasks are about.
@@ -26,12 +31,29 @@ from tinycomp import gpu  # noqa: F401
 from tinycomp.frontend.tile.layout import WARP_SIZE, BlockedLayout  # noqa: F401
 from tinycomp.gpu import Kernel  # noqa: F401
 
-__all__ = ["FULL_MASK", "ROWS_PER_BLOCK", "coalesced_layout", "row_softmax_kernel"]
+__all__ = [
+    "FULL_MASK",
+    "MATMUL_BLOCK",
+    "MATMUL_TILE",
+    "ROWS_PER_BLOCK",
+    "SHUFFLE_FUNCTION",
+    "coalesced_layout",
+    "row_softmax_kernel",
+    "shfl_xor_f64_ir",
+    "tiled_matmul_kernel",
+]
 
 ROWS_PER_BLOCK = 8
 """Rows (one warp each) per 256-thread block in task 2."""
 FULL_MASK = 0xFFFFFFFF
 """Every lane of a warp, the mask of a warp-wide shuffle."""
+MATMUL_TILE = 32
+"""The edge of task 3's tiles: a block computes a 32 x 32 tile of C, 32 columns of A and
+rows of B per k-step."""
+MATMUL_BLOCK = (32, 8)
+"""Task 3's block: 32 x 8 = 256 threads, each computing 4 elements of the C tile."""
+SHUFFLE_FUNCTION = "shfl_xor_f64"
+"""The name of the LLVM function task 4 defines."""
 
 
 # -- Task 10.1 ---------------------------------------------------------------------------
@@ -78,3 +100,59 @@ def row_softmax_kernel() -> Kernel:
     """
     # TODO(Task 10.2): a row softmax reduced with warp shuffles
     raise NotImplementedError("Task 10.2: write row_softmax: one warp per row, shuffles only")
+
+
+# -- Task 10.3 ---------------------------------------------------------------------------
+def tiled_matmul_kernel() -> Kernel:
+    """A kernel ``tiled_matmul(A, B, C, M, N, K)``: ``C = A @ B`` through shared-memory tiles.
+
+    **Input.** ``A``: float32 ``(M, K)``, ``B``: float32 ``(K, N)``, both row-major;
+    ``C``: float32 ``(M, N)``, holding garbage; ``M``, ``N``, ``K``: int32, each a multiple
+    of 32. **Launch:** ``grid=(N // 32, M // 32)``, ``block=(32, 8)`` (256 threads): block
+    ``(bx, by)`` owns the tile ``C[32*by : 32*by+32, 32*bx : 32*bx+32]``, 4 elements per
+    thread.
+
+    **Output.** ``C = A @ B`` (every element written, none added to).
+
+    **Budget, per block:** global load sectors at most what the block's data needs once:
+    its 32 rows of ``A`` and 32 columns of ``B``, ``2 * 32 * K * 4 / 32`` sectors (a value
+    used by 8 warps is read from global memory once, not 8 times); no bank conflicts on
+    shared loads or stores (one wavefront per request); at most 2 barriers per k-step
+    (``2 * K / 32``); and no race: the sanitizer is on.
+
+    **Example.** ``M, N, K = 64, 96, 32``: a grid of 3 x 2 blocks, one k-step each;
+    ``C[0, 0] = A[0, :] @ B[:, 0]``.
+    """
+    # TODO(Task 10.3): a tiled matmul staged in shared memory
+    raise NotImplementedError("Task 10.3: write tiled_matmul: C = A @ B through shared tiles")
+
+
+# -- Task 10.4 ---------------------------------------------------------------------------
+def shfl_xor_f64_ir() -> str:
+    """The LLVM IR (text) of a module defining a 64-bit warp butterfly shuffle.
+
+    **Output.** A module (``target triple = "nvptx64-nvidia-cuda"``) that defines, with
+    external linkage::
+
+        define double @shfl_xor_f64(double %value, i32 %lane_mask) convergent
+
+    On each of the 32 lanes of a warp (all of them calling it together) it returns the
+    ``%value`` that lane ``laneid ^ lane_mask`` passed, bit for bit (``0 <= lane_mask <
+    32``). PTX's ``shfl.sync`` moves 32 bits, so the function calls
+    ``i32 @llvm.nvvm.shfl.sync.bfly.i32(i32 membermask, i32 value, i32 lane_mask,
+    i32 clamp)`` exactly twice (membermask: every lane; clamp 31: one segment of 32
+    lanes), once per half of the value, and joins the halves again. The function must be
+    ``convergent``: it communicates with the other lanes, so no optimization may move a
+    call to it into, out of or across a condition. An ``llvmlite.ir.Module`` (its
+    ``str``) is accepted too.
+
+    **What is checked.** The IR parses and verifies; the PTX that LLVM's NVPTX backend
+    makes for ``sm_80`` holds exactly two ``shfl.sync.bfly.b32`` (and ``ptxas`` accepts
+    it, where it is installed); run on the host with the intrinsic answered across 32
+    lanes, it returns numpy's butterfly ``x[np.arange(32) ^ lane_mask]`` on random
+    doubles.
+
+    **Example.** With ``lane_mask = 1``, lanes 0 and 1 swap their values, as do 2 and 3.
+    """
+    # TODO(Task 10.4): a 64-bit warp shuffle in LLVM IR
+    raise NotImplementedError("Task 10.4: write the LLVM IR of @shfl_xor_f64")

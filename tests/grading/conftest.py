@@ -22,6 +22,7 @@ from unittest import mock
 import pytest
 
 from tinycomp.cli import main
+from tinycomp.grading.tasks import discover_chapters
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,3 +155,11 @@ def mini_project(tmp_path: Path) -> MiniProject:
     (root / "tests" / "exercises" / "test_ch01_mini.py").write_text(MINI_TESTS)
     shutil.copy(ROOT / "tests" / "exercises" / "conftest.py", root / "tests" / "exercises")
     return MiniProject(root)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The task markers of the real chapters (``tests/exercises/conftest.py`` registers
+    them too): the tests of the graders' feedback import the graded tests."""
+    for chapter in discover_chapters(ROOT):
+        for task in chapter.tasks():
+            config.addinivalue_line("markers", f"{task.marker}: Task {task.id}: {task.title}")

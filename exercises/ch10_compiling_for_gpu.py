@@ -16,7 +16,8 @@ time is never graded. Four tasks:
 4. ``shfl_xor_f64_ir``: the LLVM IR of a 64-bit warp butterfly shuffle as two 32-bit
    ``llvm.nvvm.shfl.sync.bfly.i32`` calls, in a function marked ``convergent``.
 
-Fill in each TODO, then run ``tinycomp grade ch10``. ``chapters/10_compiling_for_gpu.ipynb``
+Fill in each TODO, then run ``tinycomp grade ch10``; keep the TODO comment lines, the
+grader takes each task's title from them. ``chapters/10_compiling_for_gpu.ipynb``
 shows the layouts, the shuffles and the counters these tasks are about.
 """
 
@@ -138,10 +139,10 @@ def shfl_xor_f64_ir() -> str:
 
     On each of the 32 lanes of a warp (all of them calling it together) it returns the
     ``%value`` that lane ``laneid ^ lane_mask`` passed, bit for bit (``0 <= lane_mask <
-    32``). PTX's ``shfl.sync`` moves 32 bits, so the function calls
+    32``). PTX's ``shfl.sync`` moves 32 bits, and the function may call
     ``i32 @llvm.nvvm.shfl.sync.bfly.i32(i32 membermask, i32 value, i32 lane_mask,
-    i32 clamp)`` exactly twice (membermask: every lane; clamp 31: one segment of 32
-    lanes), once per half of the value, and joins the halves again. The function must be
+    i32 clamp)`` exactly twice (the PTX ISA's ``shfl.sync`` says what membermask and
+    clamp must be for one warp of 32 lanes); no other shuffle. The function must be
     ``convergent``: it communicates with the other lanes, so no optimization may move a
     call to it into, out of or across a condition. An ``llvmlite.ir.Module`` (its
     ``str``) is accepted too.

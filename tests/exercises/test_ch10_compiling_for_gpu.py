@@ -44,6 +44,7 @@ from tinycomp.codegen.gpu.ptxas import ptxas_report, ptxas_unavailable
 from tinycomp.frontend.tile.layout import BlockedLayout, LayoutError
 from tinycomp.gpu import launch
 from tinycomp.grading.checks import GradingFailure, expect_array_close, expect_instance
+from tinycomp.grading.coalescing_checks import worst_global_load
 from tinycomp.grading.gpu_checks import (
     expect_kernel,
     expect_no_bank_conflicts,
@@ -251,9 +252,22 @@ def test_tiled_matmul_budget(impl, m, n, k):
     once = 2 * TILE * k * 4 // SECTOR
     sectors = (
         f"global load sectors (its 32 rows of A and 32 columns of B, read once: "
-        f"2 x 32 x {k} floats = {once} sectors)"
+        f"2 x 32 x {k} floats x 4 bytes / 32 bytes a sector = {once} sectors)"
     )
-    expect_per_block_at_most(what, c, grid, "global_load_sectors", once, sectors)
+    try:
+        expect_per_block_at_most(what, c, grid, "global_load_sectors", once, sectors)
+    except GradingFailure as failure:
+        traced = launch(kernel, grid, MATMUL_BLOCK, list(args), trace_warp=(0, 0))
+        assert traced.trace is not None
+        worst = worst_global_load(traced.trace.memory_events("global"))
+        if worst is not None:
+            raise GradingFailure(f"{failure}; in block (0, 0, 0), warp 0: {worst}") from None
+        raise GradingFailure(
+            f"{failure}; every load of warp 0 in block (0, 0, 0) touches the fewest sectors "
+            "it can, so the excess is data read more than once: each warp reads what "
+            "another warp of the block reads too, where a tile in shared memory would "
+            "read it once for all of them"
+        ) from None
     barriers = f"barriers ({steps} k-steps, at most 2 each)"
     expect_per_block_at_most(what, c, grid, "barriers", 2 * steps, barriers)
     try:

@@ -88,6 +88,30 @@ def straight_from_global(A, B, C, M, N, K):
         C[row0 + ty + 8 * i, col] = acc
 
 
+@gpu.kernel
+def column_loads(A, B, C, M, N, K):
+    tx = gpu.thread_idx.x
+    ty = gpu.thread_idx.y
+    row0 = gpu.block_idx.y * 32
+    col0 = gpu.block_idx.x * 32
+    As = gpu.shared.array((32, 33), gpu.float32)
+    Bs = gpu.shared.array((32, 33), gpu.float32)
+    acc = gpu.local.array((4,), gpu.float32)
+    for i in range(4):
+        acc[i] = 0.0
+    for k0 in range(0, K, 32):
+        for r in range(ty, 32, 8):
+            As[r, tx] = A[row0 + r, k0 + tx]
+            Bs[tx, r] = B[k0 + tx, col0 + r]  # the lanes walk down a column of B
+        gpu.syncthreads()
+        for k in range(32):
+            for i in range(4):
+                acc[i] += As[ty + 8 * i, k] * Bs[k, tx]
+        gpu.syncthreads()
+    for i in range(4):
+        C[row0 + ty + 8 * i, col0 + tx] = acc[i]
+
+
 def test_a_missing_barrier_names_the_stores_the_reads_and_two_threads():
     wrong = attempt(tiled_matmul_kernel=lambda: no_first_barrier)
     with pytest.raises(GradingFailure) as failure:
@@ -110,8 +134,21 @@ def test_a_transposed_tile_is_answered_with_the_bank_conflict():
 def test_no_shared_memory_is_answered_with_the_sectors_against_the_budget():
     wrong = attempt(tiled_matmul_kernel=lambda: straight_from_global)
     graded.test_tiled_matmul_matches_numpy(wrong, 64, 96, 64)
-    with pytest.raises(GradingFailure, match=r"global load sectors.*1024"):
+    with pytest.raises(GradingFailure) as failure:
         graded.test_tiled_matmul_budget(wrong, 64, 96, 128)
+    message = str(failure.value)
+    assert re.search(r"global load sectors.*1024", message), message
+    assert "read more than once" in message
+
+
+def test_uncoalesced_staging_names_the_load_and_its_stride():
+    wrong = attempt(tiled_matmul_kernel=lambda: column_loads)
+    graded.test_tiled_matmul_matches_numpy(wrong, 64, 96, 64)
+    with pytest.raises(GradingFailure) as failure:
+        graded.test_tiled_matmul_budget(wrong, 64, 96, 128)
+    message = str(failure.value)
+    assert re.search(r"the global load at line \d+ \(memref.load %\w*B", message), message
+    assert "384 bytes apart, not 4" in message  # N = 96 floats a row
 
 
 def test_a_kernel_from_elsewhere_is_refused():

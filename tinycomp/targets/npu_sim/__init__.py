@@ -6,7 +6,8 @@ MTE2, MTE3 and vector pipes; the unified buffer UB). The files, by role:
 
 * the chip: ``preset.py`` (``910b2`` and ``small``: cores, clock, buffers, the bytes a
   cycle of each data path, the vector and cube rates, the sync resources);
-* data: ``nz_layout.py`` (the fractal layout the cube reads, to and from row-major).
+* data: ``nz_layout.py`` (the fractal layout the cube reads, to and from row-major);
+* timing: ``pipe_costs.py`` (what one DMA or one vector instruction costs on its pipe).
 
 >>> from tinycomp.targets.npu_sim.preset import lookup_npu_preset
 >>> lookup_npu_preset("910b2").aic_count

@@ -121,32 +121,30 @@ def test_a_missing_barrier_names_the_stores_the_reads_and_two_threads():
     assert re.search(r"thread \(\d+, \d+, \d+\) read [AB]s\[", message), message
 
 
-def test_a_transposed_tile_is_answered_with_the_bank_conflict():
-    wrong = attempt(tiled_matmul_kernel=lambda: transposed_store)
-    graded.test_tiled_matmul_matches_numpy(wrong, 64, 96, 64)  # right, but slow
+def budget_failure(kernel) -> str:
+    """The grader's answer to ``kernel``, which computes ``C = A @ B`` right but misses a
+    budget."""
+    wrong = attempt(tiled_matmul_kernel=lambda: kernel)
+    graded.test_tiled_matmul_matches_numpy(wrong, 64, 96, 64)
     with pytest.raises(GradingFailure) as failure:
         graded.test_tiled_matmul_budget(wrong, 64, 96, 128)
-    message = str(failure.value)
+    return str(failure.value)
+
+
+def test_a_transposed_tile_is_answered_with_the_bank_conflict():
+    message = budget_failure(transposed_store)
     assert re.search(r"lanes 0.*31 hit bank \d+ at 32 different words", message), message
     assert "32-way" in message
 
 
 def test_no_shared_memory_is_answered_with_the_sectors_against_the_budget():
-    wrong = attempt(tiled_matmul_kernel=lambda: straight_from_global)
-    graded.test_tiled_matmul_matches_numpy(wrong, 64, 96, 64)
-    with pytest.raises(GradingFailure) as failure:
-        graded.test_tiled_matmul_budget(wrong, 64, 96, 128)
-    message = str(failure.value)
+    message = budget_failure(straight_from_global)
     assert re.search(r"global load sectors.*1024", message), message
     assert "read more than once" in message
 
 
 def test_uncoalesced_staging_names_the_load_and_its_stride():
-    wrong = attempt(tiled_matmul_kernel=lambda: column_loads)
-    graded.test_tiled_matmul_matches_numpy(wrong, 64, 96, 64)
-    with pytest.raises(GradingFailure) as failure:
-        graded.test_tiled_matmul_budget(wrong, 64, 96, 128)
-    message = str(failure.value)
+    message = budget_failure(column_loads)
     assert re.search(r"the global load at line \d+ \(memref.load %\w*B", message), message
     assert "384 bytes apart, not 4" in message  # N = 96 floats a row
 

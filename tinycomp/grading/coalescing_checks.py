@@ -42,13 +42,14 @@ class ScatteredLoad:
     lanes: int
     sectors: int
     fewest: int
+    element_bytes: int
     stride: int | None
     """The byte distance between neighbouring active lanes, when it is the same for all."""
 
     def __str__(self) -> str:
         """One sentence: where, how many sectors, how few would do, and why.
 
-        >>> print(ScatteredLoad(4, "memref.load %A[%i, %k]", 32, 8, 4, None))
+        >>> print(ScatteredLoad(4, "memref.load %A[%i, %k]", 32, 8, 4, 4, None))
         the global load at line 4 (memref.load %A[%i, %k]): its 32 lanes touch 8 sectors of 32 bytes where 4 would do
         """  # noqa: E501
         sentence = (
@@ -56,8 +57,7 @@ class ScatteredLoad:
             f"{self.sectors} sectors of {SECTOR_BYTES} bytes where {self.fewest} would do"
         )
         if self.stride is not None and self.stride > 0:
-            element = self.fewest * SECTOR_BYTES // max(self.lanes, 1)
-            sentence += f" (the lanes are {self.stride} bytes apart, not {element})"
+            sentence += f" (the lanes are {self.stride} bytes apart, not {self.element_bytes})"
         return sentence
 
 
@@ -85,5 +85,7 @@ def worst_global_load(events: Iterable) -> ScatteredLoad | None:
             text = event.text.split(" : ")[0]
             if text.startswith("%") and " = " in text:  # drop the result's name
                 text = text.split(" = ", 1)[1]
-            worst = ScatteredLoad(event.line, text, len(lanes), sectors, fewest, stride)
+            worst = ScatteredLoad(
+                event.line, text, len(lanes), sectors, fewest, event.element_bytes, stride
+            )
     return worst

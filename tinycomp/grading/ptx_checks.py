@@ -30,6 +30,7 @@ import re
 from dataclasses import dataclass, field
 
 import llvmlite.binding as llvm
+import numpy as np
 
 from tinycomp.codegen.cpu.optimize import optimize
 from tinycomp.codegen.cpu.target import target_machine
@@ -37,6 +38,7 @@ from tinycomp.codegen.gpu.machine_code import gpu_target_machine
 from tinycomp.codegen.gpu.nvptx_hooks import NVPTXHooks
 from tinycomp.gpu.convergence import optimize_nvptx
 from tinycomp.grading.checks import GradingFailure
+from tinycomp.targets.gpu_sim.warp_ops import source_lanes
 
 __all__ = [
     "EXAMPLE_IR",
@@ -180,19 +182,15 @@ class _Lanes:
         self.calls: list[ShuffleCall] = []
 
     def shuffle(self, membermask: int, value: int, lane_mask: int, clamp: int) -> int:
-        """PTX ``shfl.sync.bfly.b32``: the partner is ``lane ^ b`` unless it lies past the
-        segment's last lane (from ``c``), when a lane keeps its own value."""
+        """PTX ``shfl.sync.bfly.b32``: the lane's partner by the simulator's rule
+        (``source_lanes``), its own value where the partner lies past the segment."""
         lane, index = self.lane, self.counts[self.lane]
         self.counts[lane] += 1
         self.current[(lane, index)] = value
         self.calls.append(
             ShuffleCall(lane, index, membermask & 0xFFFFFFFF, value, lane_mask, clamp)
         )
-        segment = (clamp >> 8) & 31
-        last = (lane & segment) | (clamp & 31 & ~segment)
-        partner = lane ^ (lane_mask & 31)
-        if partner > last:
-            partner = lane
+        partner = int(source_lanes("bfly", np.array([lane]), lane_mask, clamp)[0][0])
         return self.previous.get((partner, index), 0)
 
 

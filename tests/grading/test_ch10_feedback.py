@@ -185,3 +185,23 @@ def test_shuffling_one_half_only_is_one_shuffle_too_few():
     wrong = mutated("i32 %hi, i32 %lane_mask", "i32 %lo, i32 %lane_mask")
     with pytest.raises(GradingFailure, match=r"lanes are wrong"):
         graded.test_shuffle_matches_numpy(wrong, 3)
+
+
+def library_shuffle_ir() -> str:
+    """A wrong attempt: the library's own NVPTX emitter writes the 64-bit shuffle."""
+    from tinycomp.codegen.gpu.device_module import emit_device_llvm
+    from tinycomp.codegen.gpu.nvptx_hooks import NVPTXHooks
+
+    module = (
+        "gpu.module @m {\n  gpu.func @k(%x: f64, %m: i32) kernel {\n"
+        "    %c32 = arith.constant 32 : i32\n"
+        "    %r, %ok = gpu.shuffle xor %x, %m, %c32 : f64\n    gpu.return\n  }\n}"
+    )
+    return emit_device_llvm(module, NVPTXHooks("sm_80")).text
+
+
+def test_the_library_emitter_is_not_an_answer():
+    with pytest.raises(GradingFailure, match="emit_device_llvm.*the library's own answer"):
+        graded.test_shuffle_ir_calls_the_intrinsic_twice(
+            attempt(shfl_xor_f64_ir=library_shuffle_ir)
+        )

@@ -15,6 +15,8 @@ parser. The IR core (``tinycomp.ir``) knows none of them; it has only ``builtin.
 * ``nvvm`` (a part): NVIDIA's warp-synchronous ops (``redux.sync``, ``vote.sync``...)
 * ``tile`` (tinycomp's own, generic form): ``tile.load`` and ``tile.store``, the memory
   edges of a tile-DSL program (Triton's ``tt.load`` / ``tt.store``)
+* ``npu`` (tinycomp's own, generic form): a Da Vinci AI core's buffers, DMA copies,
+  cube and vector instructions and flags
 * ``common``: the syntax and base classes several dialects share
 
 >>> import tinycomp.dialects as dialects
@@ -31,6 +33,7 @@ from tinycomp.dialects import (
     linalg,
     math,
     memref,
+    npu,
     nvvm,
     scf,
     tensor,
@@ -39,6 +42,6 @@ from tinycomp.dialects import (
 )
 
 __all__ = [
-    "affine", "arith", "cf", "func", "gpu", "linalg", "math", "memref", "nvvm", "scf",
+    "affine", "arith", "cf", "func", "gpu", "linalg", "math", "memref", "npu", "nvvm", "scf",
     "tensor", "tile", "vector",
 ]  # fmt: skip

@@ -55,8 +55,11 @@ def _padded(size: int, multiple: int) -> int:
     return -(-size // multiple) * multiple
 
 
-def nz_shape(shape: tuple[int, ...], dtype: np.dtype | type) -> tuple[int, ...]:
-    """The NZ shape ``[..., n1, m1 * m0, n0]`` of an ND matrix of ``shape``.
+def nz_shape(
+    shape: tuple[int, ...], dtype: np.dtype | type, columns: int | None = None
+) -> tuple[int, ...]:
+    """The NZ shape ``[..., n1, m1 * m0, n0]`` of an ND matrix of ``shape``; ``columns``
+    sets ``n0`` (the cube's f32 results in L0C use 16x16 fractals: ``columns=16``).
 
     >>> nz_shape((17, 9), np.float32)
     (2, 32, 8)
@@ -64,27 +67,27 @@ def nz_shape(shape: tuple[int, ...], dtype: np.dtype | type) -> tuple[int, ...]:
     if len(shape) < 2:
         raise ValueError(f"NZ layout: expected a matrix (rank 2 or more), got shape {shape}")
     *batch, m, n = shape
-    n0 = fractal_columns(dtype)
+    n0 = fractal_columns(dtype) if columns is None else columns
     return (*batch, _padded(n, n0) // n0, _padded(m, M0), n0)
 
 
-def to_nz(matrix: np.ndarray) -> np.ndarray:
+def to_nz(matrix: np.ndarray, columns: int | None = None) -> np.ndarray:
     """``matrix`` (ND, ``[..., m, n]``) in the NZ layout, zero-padded (module docstring)."""
     *batch, m, n = matrix.shape
-    n1, mp, n0 = nz_shape(matrix.shape, matrix.dtype)[-3:]
+    n1, mp, n0 = nz_shape(matrix.shape, matrix.dtype, columns)[-3:]
     padded = np.zeros((*batch, mp, n1 * n0), matrix.dtype)
     padded[..., :m, :n] = matrix
     blocks = padded.reshape(*batch, mp, n1, n0)
     return np.ascontiguousarray(np.moveaxis(blocks, -2, -3))
 
 
-def from_nz(nz: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
+def from_nz(nz: np.ndarray, shape: tuple[int, ...], columns: int | None = None) -> np.ndarray:
     """The ND matrix of ``shape`` held in ``nz`` (the padding cropped away).
 
     >>> from_nz(np.zeros((2, 16, 16), np.float16), (10, 20)).shape
     (10, 20)
     """
-    expected = nz_shape(shape, nz.dtype)
+    expected = nz_shape(shape, nz.dtype, columns)
     if tuple(nz.shape) != expected:
         raise ValueError(
             f"NZ layout: an ND matrix of shape {tuple(shape)} in {nz.dtype} is NZ {expected}, "

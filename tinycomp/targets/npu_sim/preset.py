@@ -23,7 +23,9 @@ Two come with the kit:
 =========  ====================================================================
 
 The DMA latency (500 cycles) and the HBM figure of the 910B2 are rules of thumb (third
-parties disagree on the bandwidth); the chapter says where the model is wrong.
+parties disagree on the bandwidth); the on-chip copy latency, the cube's setup and the
+scalar unit's one cycle an op are assumptions with no public figure behind them. The
+chapter says where the model is wrong.
 
 >>> chip = lookup_npu_preset("910b2")
 >>> round(chip.cube_peak_tflops, 1), round(chip.vector_peak_tflops, 1)
@@ -98,6 +100,13 @@ class NpuPreset:
     """Event ids for set_flag / wait_flag between two pipes of one core."""
     cross_core_flags: int
     max_pending_cross_core_sets: int
+    onchip_dma_latency_cycles: int = 30
+    """Cycles before an on-chip copy's first byte (L1 to L0, L0C out): assumed, a
+    figure of the size of a GPU's shared-memory latency; no public source gives one."""
+    cube_startup_cycles: int = 8
+    """Cycles an ``mmad`` pays before its first fractal: assumed (no public figure)."""
+    scalar_cycles_per_op: int = 1
+    """Cycles of the scalar unit per scalar op and per instruction it dispatches."""
 
     @property
     def aiv_count(self) -> int:

@@ -1,0 +1,98 @@
+"""Hazards: two pipes (or two cores) touching the same bytes with nothing ordering them.
+
+On an AI core every pipe runs on its own; only a flag (or a barrier, or the order of
+one pipe's own queue) makes one instruction wait for another. So a vector op that reads
+UB bytes a DMA is still writing, with no ``set_flag`` / ``wait_flag`` between them,
+reads whatever the DMA has got to, and the program is wrong though it may pass a test.
+
+The check is the happens-before relation of race detectors (vector clocks, as in
+ThreadSanitizer), over *agents*, one per pipe of each core:
+
+1. each agent keeps a clock: how many instructions of every agent are known to have
+   finished before its own next one starts;
+2. an instruction ticks its agent's own entry; what it inherits: its pipe's earlier
+   instructions, the scalar unit's clock when it was dispatched, the clock a
+   ``set_flag`` (or a cross-core set) carried to the ``wait_flag`` its pipe passed;
+3. every access is kept with its agent and tick; a new access conflicts with a kept
+   one when they overlap, one of them writes, and the kept tick is not in the new
+   instruction's clock;
+4. a kept access is dropped once a later access of the same bytes that follows it
+   (and writes, or both read) makes it redundant, so the record stays short.
+
+>>> from tinycomp.targets.npu_sim.instruction import Access
+>>> log = HazardLog()
+>>> write = Access(("AIV 0.0", "UB"), 0, 256, 1, 256, True)
+>>> log.find(write, ("AIV 0.0", "MTE2"), {("AIV 0.0", "MTE2"): 1}) is None
+True
+>>> log.keep(write, ("AIV 0.0", "MTE2"), 1, "the copy")
+>>> read = Access(("AIV 0.0", "UB"), 0, 128, 1, 128, False)
+>>> log.find(read, ("AIV 0.0", "V"), {("AIV 0.0", "V"): 1}).owner   # no flag: a hazard
+'the copy'
+>>> log.find(read, ("AIV 0.0", "V"), {("AIV 0.0", "MTE2"): 1}) is None   # after a wait
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from tinycomp.targets.npu_sim.instruction import Access, overlaps
+
+__all__ = ["HazardLog", "Kept"]
+
+Agent = tuple[str, str]
+Clock = dict[Agent, int]
+
+
+@dataclass
+class Kept:
+    """One access kept for later checks."""
+
+    access: Access
+    agent: Agent
+    tick: int
+    owner: Any
+    """What made it (the scheduler keeps its ``Instruction``)."""
+
+
+def _contiguous(access: Access) -> bool:
+    return access.count == 1 or access.stride == access.length
+
+
+class HazardLog:
+    """The kept accesses of every region (module docstring)."""
+
+    def __init__(self) -> None:
+        self.kept: dict[tuple[str, ...], list[Kept]] = {}
+
+    def find(self, access: Access, agent: Agent, clock: Clock) -> Kept | None:
+        """A kept access ``access`` (by ``agent``, whose clock is ``clock``) conflicts
+        with, or ``None``; drops the kept accesses it makes redundant (step 4)."""
+        kept = self.kept.get(access.region)
+        if not kept:
+            return None
+        low, high = access.hull
+        covers = _contiguous(access)
+        survivors: list[Kept] = []
+        conflict: Kept | None = None
+        for entry in kept:
+            entry_low, entry_high = entry.access.hull
+            if entry_high <= low or high <= entry_low or not overlaps(entry.access, access):
+                survivors.append(entry)
+                continue
+            ordered = entry.agent == agent or entry.tick <= clock.get(entry.agent, 0)
+            if not ordered and (entry.access.write or access.write) and conflict is None:
+                conflict = entry
+            redundant = (
+                ordered and covers and low <= entry_low and entry_high <= high
+                and (access.write or not entry.access.write)
+            )  # fmt: skip
+            if not redundant:
+                survivors.append(entry)
+        self.kept[access.region] = survivors
+        return conflict
+
+    def keep(self, access: Access, agent: Agent, tick: int, owner: Any) -> None:
+        """Remember ``access`` for the checks of later instructions."""
+        self.kept.setdefault(access.region, []).append(Kept(access, agent, tick, owner))

@@ -1,0 +1,459 @@
+"""Timing: every core's instructions on its pipes, all cores at once, event by event.
+
+The functional run gave each core its instructions in program order. Here they meet
+the machine (hardware notes, section 6):
+
+1. the scalar pipe ``S`` walks a core's program: it runs the scalar code before each
+   instruction (one cycle an op), then *dispatches* the instruction to its pipe's queue
+   (one cycle) or, if it is an ``S`` instruction, runs it;
+2. every pipe takes its queue in order; an instruction starts when the pipe is free and
+   it has been dispatched; a ``wait_flag`` holds its pipe until the matching
+   ``set_flag`` has run on the other pipe (and clears the flag); a cross-core wait
+   likewise; ``pipe_barrier ALL`` holds ``S`` until every pipe of the core is idle;
+3. a vector op lasts its startup plus repeats, an ``mmad`` its fractals plus setup, an
+   on-chip copy its latency plus bytes over the path's rate; a DMA to or from GM waits
+   its latency and then moves its bytes sharing the HBM with every other DMA moving at
+   the same time (``fluid_hbm.py``);
+4. as each instruction starts, its clock is checked against what earlier instructions
+   accessed (``hazards.py``): a hazard, a flag set twice, an event id out of range are
+   errors that name both ops, their pipes and the missing flag;
+5. when nothing can move and some pipe still has work, the program has deadlocked:
+   the error lists every pipe's pending wait, so a notebook never hangs.
+
+The result is the ``Timeline`` (one ``Span`` per instruction and per wait) and the
+bytes each core moved through HBM.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import defaultdict, deque
+from dataclasses import dataclass, field
+from itertools import count
+
+from tinycomp.targets.npu_sim.core_context import CoreContext
+from tinycomp.targets.npu_sim.errors import UNCHANGED, NpuSanitizerError, op_text, sanitizer_error
+from tinycomp.targets.npu_sim.fluid_hbm import FluidHbm
+from tinycomp.targets.npu_sim.hazards import HazardLog
+from tinycomp.targets.npu_sim.instruction import Instruction
+from tinycomp.targets.npu_sim.preset import NpuPreset
+from tinycomp.targets.npu_sim.rules_sync import pipes_of
+from tinycomp.targets.npu_sim.timeline import Span, Timeline
+
+__all__ = ["Schedule", "schedule"]
+
+Clock = dict[tuple[str, str], int]
+
+
+@dataclass
+class _Pipe:
+    """One pipe of one core while the schedule runs."""
+
+    queue: deque = field(default_factory=deque)
+    """``(instruction, dispatch time, scalar clock at dispatch)`` not yet started."""
+    busy: bool = False
+    free_at: float = 0.0
+    clock: Clock = field(default_factory=dict)
+    merged: object = None
+    waiting_since: float | None = None
+
+
+@dataclass
+class _Core:
+    context: CoreContext
+    pipes: dict[str, _Pipe]
+    position: int = 0
+    """The next instruction ``S`` looks at."""
+    scalar_paid: bool = False
+    """``S`` has run the scalar code before the instruction at ``position``."""
+
+
+@dataclass
+class Schedule:
+    """What the timing produced."""
+
+    timeline: Timeline
+    hbm_bytes: int
+    """Bytes moved to and from GM, over all cores."""
+
+
+class _Scheduler:
+    def __init__(self, preset: NpuPreset, cores: list[CoreContext], sanitize: bool) -> None:
+        self.preset = preset
+        self.sanitize = sanitize
+        self.cores = [
+            _Core(core, {pipe: _Pipe() for pipe in pipes_of(core.kind)}) for core in cores
+        ]
+        self.by_name = {core.context.name: core for core in self.cores}
+        self.events: list = []
+        self.sequence = count()
+        self.spans: list[Span] = []
+        self.hazards = HazardLog()
+        self.flags: dict[tuple, tuple[float, Clock, Instruction]] = {}
+        self.flag_waiters: dict[tuple, tuple[_Core, str]] = {}
+        self.cross_counts: dict[tuple, list[Clock]] = defaultdict(list)
+        self.cross_sets: dict[tuple, list[Clock]] = defaultdict(list)
+        self.cross_waits: dict[tuple, int] = defaultdict(int)
+        self.cross_waiters: dict[tuple, tuple[_Core, str]] = {}
+        self.hbm = FluidHbm(preset.hbm_bytes_per_cycle)
+        self.hbm_version = 0
+        self.hbm_bytes = 0
+        self.moving: dict[int, tuple[_Core, str, Instruction, float]] = {}
+        self.scopes = scopes_of(cores)
+
+    # -- the event loop ------------------------------------------------------------------
+    def push(self, time: float, kind: str, *payload: object) -> None:
+        heapq.heappush(self.events, (time, next(self.sequence), kind, payload))
+
+    def run(self) -> Schedule:
+        for core in self.cores:
+            self.push(0.0, "pipe", core, "S")
+        while self.events:
+            time, _, kind, payload = heapq.heappop(self.events)
+            if kind == "pipe":
+                self.try_start(payload[0], payload[1], time)
+            elif kind == "finish":
+                self.finish(payload[0], payload[1], payload[2], payload[3], time)
+            elif kind == "move":
+                self.start_moving(payload[0], payload[1], payload[2], payload[3], time)
+            elif kind == "hbm" and payload[0] == self.hbm_version:
+                self.hbm_done(time, payload[1])
+        self.check_finished()
+        spans = sorted(self.spans, key=lambda s: (s.start, s.core, s.pipe))
+        return Schedule(Timeline(self.preset.clock_ghz, tuple(spans)), self.hbm_bytes)
+
+    # -- S: scalar code and dispatch -------------------------------------------------------
+    def scalar_span(self, core: _Core, start: float, end: float) -> None:
+        last = self.spans[-1] if self.spans else None
+        name = core.context.name
+        if last and last.core == name and last.pipe == "S" and last.kind == "scalar" \
+                and last.name == "scalar" and last.end == start:  # fmt: skip
+            self.spans[-1] = Span(name, "S", "scalar", "scalar", last.start, end)
+        else:
+            self.spans.append(Span(name, "S", "scalar", "scalar", start, end))
+
+    def step_scalar(self, core: _Core, now: float) -> None:
+        pipe = core.pipes["S"]
+        stream = core.context.stream
+        if pipe.busy or core.position >= len(stream):
+            return
+        start = max(now, pipe.free_at)
+        if start > now:
+            self.push(start, "pipe", core, "S")
+            return
+        instruction = stream[core.position]
+        per_op = self.preset.scalar_cycles_per_op
+        if not core.scalar_paid and instruction.scalar_ops:
+            core.scalar_paid = True
+            end = now + instruction.scalar_ops * per_op
+            self.scalar_span(core, now, end)
+            pipe.free_at = end
+            self.push(end, "pipe", core, "S")
+            return
+        if instruction.pipe == "S":
+            if self.start_instruction(core, "S", instruction, now, pipe.clock):
+                core.position += 1
+                core.scalar_paid = False
+            return
+        end = now + per_op
+        self.scalar_span(core, now, end)
+        target = core.pipes.get(instruction.pipe)
+        if target is None:
+            raise sanitizer_error(
+                "wrong-core", instruction.op, core.context.name,
+                f"no pipe {instruction.pipe} on {core.context.name}",
+            )  # fmt: skip
+        target.queue.append((instruction, end, pipe.clock))
+        core.position += 1
+        core.scalar_paid = False
+        pipe.free_at = end
+        self.push(end, "pipe", core, instruction.pipe)
+        self.push(end, "pipe", core, "S")
+
+    # -- the other pipes -----------------------------------------------------------------------
+    def try_start(self, core: _Core, name: str, now: float) -> None:
+        if name == "S":
+            self.step_scalar(core, now)
+            return
+        pipe = core.pipes[name]
+        if pipe.busy or not pipe.queue:
+            return
+        instruction, dispatched, clock = pipe.queue[0]
+        start = max(now, pipe.free_at, dispatched)
+        if start > now:
+            self.push(start, "pipe", core, name)
+            return
+        if self.start_instruction(core, name, instruction, now, clock):
+            pipe.queue.popleft()
+
+    def inherit(self, pipe: _Pipe, clock: Clock) -> None:
+        """Take the scalar unit's clock at dispatch into the pipe's (step 2)."""
+        if clock is pipe.merged or clock is pipe.clock:
+            return
+        merge(pipe.clock, clock)
+        pipe.merged = clock
+
+    def start_instruction(
+        self, core: _Core, name: str, instruction: Instruction, now: float, clock: Clock
+    ) -> bool:
+        """Start ``instruction`` at ``now``; ``False`` when it must wait (it stays queued)."""
+        pipe = core.pipes[name]
+        kind = instruction.kind
+        if kind in ("wait", "cross_wait", "barrier") and not self.may_pass(core, name, instruction):
+            if pipe.waiting_since is None:
+                pipe.waiting_since = now
+            return False
+        if name == "S":
+            pipe.clock = dict(pipe.clock)  # others hold the old one from their dispatch
+        else:
+            self.inherit(pipe, clock)
+        self.passed(core, name, instruction, now)
+        agent = (core.context.name, name)
+        pipe.clock[agent] = pipe.clock.get(agent, 0) + 1
+        if self.sanitize:
+            self.check_hazards(instruction, agent, pipe.clock)
+        if kind in ("set", "cross_set"):
+            self.raise_flag(core, name, instruction, now)
+        pipe.busy = True
+        if kind == "dma" and instruction.uses_hbm:
+            self.push(now + instruction.cycles, "move", core, name, instruction, now)
+        elif kind == "dma":
+            cycles = instruction.cycles + instruction.dma_bytes / instruction.dma_rate
+            self.push(now + cycles, "finish", core, name, instruction, now)
+        else:
+            self.push(now + instruction.cycles, "finish", core, name, instruction, now)
+        return True
+
+    def finish(
+        self, core: _Core, name: str, instruction: Instruction, started: float, now: float
+    ) -> None:
+        pipe = core.pipes[name]
+        kind = {"set": "flag", "cross_set": "flag", "cross_wait": "wait", "barrier": "wait"}
+        span_kind = kind.get(instruction.kind, instruction.kind)
+        if instruction.kind not in ("wait", "cross_wait", "barrier") or now > started:
+            self.spans.append(
+                Span(core.context.name, name, instruction.label, span_kind, started, now,
+                     instruction.line, instruction.detail)
+            )  # fmt: skip
+        pipe.busy = False
+        pipe.free_at = now
+        self.push(now, "pipe", core, name)
+        if name != "S":
+            self.push(now, "pipe", core, "S")  # a barrier on S may be waiting for this
+
+    # -- GM traffic ----------------------------------------------------------------------------
+    def start_moving(
+        self, core: _Core, name: str, instruction: Instruction, started: float, now: float
+    ) -> None:
+        key = id(instruction)
+        self.moving[key] = (core, name, instruction, started)
+        self.hbm_bytes += instruction.dma_bytes
+        self.hbm.start(key, now, instruction.dma_bytes, instruction.dma_rate)
+        self.replan_hbm()
+
+    def replan_hbm(self) -> None:
+        self.hbm_version += 1
+        upcoming = self.hbm.next_finish()
+        if upcoming is not None:
+            self.push(upcoming[0], "hbm", self.hbm_version, upcoming[1])
+
+    def hbm_done(self, now: float, predicted: int) -> None:
+        self.hbm.advance(now)
+        for key in dict.fromkeys([predicted, *self.hbm.done()]):
+            core, name, instruction, started = self.moving.pop(key)
+            self.hbm.finish(key)
+            self.finish(core, name, instruction, started, now)
+        self.replan_hbm()
+
+    # -- flags ---------------------------------------------------------------------------------
+    def flag_key(self, core: _Core, instruction: Instruction) -> tuple:
+        return (core.context.name, *instruction.flag)
+
+    def may_pass(self, core: _Core, name: str, instruction: Instruction) -> bool:
+        if instruction.kind == "wait":
+            key = self.flag_key(core, instruction)
+            if key in self.flags:
+                return True
+            self.flag_waiters[key] = (core, name)
+            return False
+        if instruction.kind == "barrier":
+            if instruction.flag[0] != "ALL":
+                return True
+            return all(not p.busy and not p.queue for n, p in core.pipes.items() if n != "S")
+        flag, mode = instruction.flag
+        me = core.context.name
+        if mode == 2:
+            ready = bool(self.cross_counts[(me, flag)])
+        else:
+            scope = self.scopes[(mode, me)]
+            needed = (self.cross_waits[(me, flag, mode)] + 1) * len(scope)
+            ready = len(self.cross_sets[(mode, tuple(scope), flag)]) >= needed
+        if not ready:
+            self.cross_waiters[(me, flag)] = (core, name)
+        return ready
+
+    def passed(self, core: _Core, name: str, instruction: Instruction, now: float) -> None:
+        """A wait that may pass takes its flag and the setter's clock; its span shows how
+        long the pipe stood."""
+        pipe = core.pipes[name]
+        since = pipe.waiting_since
+        pipe.waiting_since = None
+        if instruction.kind not in ("wait", "cross_wait", "barrier"):
+            return
+        if since is not None and now > since:
+            self.spans.append(
+                Span(core.context.name, name, instruction.label, "wait", since, now,
+                     instruction.line, "blocked")
+            )  # fmt: skip
+        me = core.context.name
+        if instruction.kind == "wait":
+            _, clock, _ = self.flags.pop(self.flag_key(core, instruction))
+            merge(pipe.clock, clock)
+        elif instruction.kind == "barrier":
+            for other_name, other in core.pipes.items():
+                if other_name != name:
+                    merge(pipe.clock, other.clock)
+        else:
+            flag, mode = instruction.flag
+            if mode == 2:
+                merge(pipe.clock, self.cross_counts[(me, flag)].pop(0))
+            else:
+                scope = tuple(self.scopes[(mode, me)])
+                for clock in self.cross_sets[(mode, scope, flag)]:
+                    merge(pipe.clock, clock)
+                self.cross_waits[(me, flag, mode)] += 1
+
+    def raise_flag(self, core: _Core, name: str, instruction: Instruction, now: float) -> None:
+        pipe = core.pipes[name]
+        me = core.context.name
+        if instruction.kind == "set":
+            key = self.flag_key(core, instruction)
+            if key in self.flags and self.sanitize:
+                earlier = self.flags[key][2]
+                src, dst, event = instruction.flag
+                raise sanitizer_error(
+                    "event", instruction.op, me,
+                    f"set_flag {src}->{dst} event {event} is set again before a wait_flag "
+                    f"took the set of {op_text(earlier.op)}: each set needs its wait first",
+                )  # fmt: skip
+            self.flags[key] = (now, dict(pipe.clock), instruction)
+            waiter = self.flag_waiters.pop(key, None)
+            if waiter is not None:
+                self.push(now, "pipe", waiter[0], waiter[1])
+            return
+        flag, mode = instruction.flag
+        targets = self.scopes[(mode, me)]
+        if mode == 2:
+            for target in targets:
+                self.cross_counts[(target, flag)].append(dict(pipe.clock))
+        else:
+            self.cross_sets[(mode, tuple(targets), flag)].append(dict(pipe.clock))
+        for target in targets:
+            waiter = self.cross_waiters.pop((target, flag), None)
+            if waiter is not None:
+                self.push(now, "pipe", waiter[0], waiter[1])
+
+    # -- the sanitizer ------------------------------------------------------------------------
+    def check_hazards(self, instruction: Instruction, agent: tuple[str, str], clock: Clock) -> None:
+        tick = clock[agent]
+        for access in instruction.accesses:
+            kept = self.hazards.find(access, agent, clock)
+            if kept is not None:
+                raise hazard_error(instruction, agent, kept.owner, kept.agent, access)
+            self.hazards.keep(access, agent, tick, instruction)
+
+    def check_finished(self) -> None:
+        stuck = []
+        for core in self.cores:
+            stream = core.context.stream
+            if core.position < len(stream):
+                instruction = stream[core.position]
+                stuck.append(f"  {core.context.name} pipe S: {describe(instruction)}")
+            for name, pipe in core.pipes.items():
+                if name != "S" and pipe.queue:
+                    stuck.append(f"  {core.context.name} pipe {name}: {describe(pipe.queue[0][0])}")
+        if stuck:
+            raise NpuSanitizerError(
+                "deadlock",
+                "deadlock: these pipes wait for a flag that is never set (a wait_flag needs a "
+                "set_flag of the same pipes and event id before it, on the other pipe):\n"
+                + "\n".join(stuck)
+                + f"\n{UNCHANGED}",
+                line=first_stuck_line(self.cores),
+                core=None,
+            )
+
+
+def describe(instruction: Instruction) -> str:
+    """``wait_flag MTE2->V #0 ('npu.wait_flag' at line 12)``."""
+    return f"{instruction.label} ({op_text(instruction.op)})"
+
+
+def first_stuck_line(cores: list[_Core]) -> int | None:
+    """The source line of the first stuck wait, for the error's ``line``."""
+    for core in cores:
+        for name, pipe in core.pipes.items():
+            if name != "S" and pipe.queue:
+                return pipe.queue[0][0].line
+        if core.position < len(core.context.stream):
+            return core.context.stream[core.position].line
+    return None
+
+
+def merge(clock: Clock, other: Clock) -> None:
+    """``clock`` learns everything ``other`` knows."""
+    for agent, tick in other.items():
+        if tick > clock.get(agent, 0):
+            clock[agent] = tick
+
+
+def hazard_error(
+    instruction: Instruction, agent: tuple[str, str], earlier: Instruction,
+    earlier_agent: tuple[str, str], access,
+) -> NpuSanitizerError:  # fmt: skip
+    """The message of a hazard: both ops, their pipes, the bytes, the missing flag."""
+    core, pipe = agent
+    other_core, other_pipe = earlier_agent
+    low, high = access.hull
+    region = "/".join(access.region)
+    verb = "writes" if access.write else "reads"
+    other_verb = "writes" if any(a.write for a in earlier.accesses if a.region == access.region) \
+        else "reads"  # fmt: skip
+    if core == other_core:
+        fix = (
+            f"put set_flag {other_pipe}->{pipe} after {op_text(earlier.op)} and wait_flag "
+            f"{other_pipe}->{pipe} before {op_text(instruction.op)}"
+        )
+    else:
+        fix = (
+            f"{other_core} must cross_core_set a flag after {op_text(earlier.op)} and "
+            f"{core} cross_core_wait on it before {op_text(instruction.op)}"
+        )
+    return sanitizer_error(
+        "hazard", instruction.op, core,
+        f"{instruction.label} on pipe {pipe} {verb} {region} bytes [{low}, {high}) that "
+        f"{op_text(earlier.op)} ({earlier.label} on pipe {other_pipe}"
+        f"{'' if core == other_core else ' of ' + other_core}) {other_verb}, and nothing "
+        f"orders the two: {fix}",
+    )  # fmt: skip
+
+
+def scopes_of(cores: list[CoreContext]) -> dict[tuple[int, str], list[str]]:
+    """Which cores a cross-core set of each mode reaches (see ``sync.py`` of the dialect)."""
+    scopes: dict[tuple[int, str], list[str]] = {}
+    by_kind: dict[str, list[str]] = defaultdict(list)
+    groups: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for core in cores:
+        by_kind[core.kind].append(core.name)
+        groups[core.group][core.kind].append(core.name)
+    for core in cores:
+        scopes[(0, core.name)] = by_kind[core.kind]
+        scopes[(1, core.name)] = groups[core.group]["aiv"]
+        other = "aiv" if core.kind == "aic" else "aic"
+        scopes[(2, core.name)] = groups[core.group][other]
+    return scopes
+
+
+def schedule(preset: NpuPreset, cores: list[CoreContext], *, sanitize: bool = True) -> Schedule:
+    """Time the recorded instructions of ``cores`` (module docstring)."""
+    return _Scheduler(preset, cores, sanitize).run()

@@ -21,11 +21,12 @@ module {
 
 ``tinycomp.gpu`` holds the CUDA-style kernel DSL and ``launch``, which runs a kernel on
 the simulated GPU; ``tinycomp.tile`` the Triton-style tile DSL (``@tile.kernel``, launched
-over a grid of programs).
+over a grid of programs); ``tinycomp.npu`` the Ascend-C-style kernel DSL and ``launch`` on
+the simulated Da Vinci NPU.
 """
 
 import tinycomp.dialects  # registers every dialect with the parser  # noqa: F401
-from tinycomp import gpu, tile
+from tinycomp import gpu, npu, tile
 from tinycomp.compiler import CompileError, CompileOptions, compile
 from tinycomp.frontend import TensorSpec, TraceError, trace
 from tinycomp.interp import InterpreterError, interpret
@@ -48,6 +49,7 @@ __all__ = [
     "compile",
     "gpu",
     "interpret",
+    "npu",
     "parse",
     "tile",
     "trace",

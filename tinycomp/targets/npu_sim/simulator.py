@@ -160,8 +160,11 @@ def _cores(preset: NpuPreset, kernel_type: str, block_num: int) -> list[CoreCont
                                       sub_block_num=1))  # fmt: skip
         vector_cores = {"mix_1_1": 1, "mix_1_2": 2}.get(kernel_type, 0)
         for sub in range(vector_cores):
-            cores.append(CoreContext.make(preset, "aiv", group=block, sub=sub,
-                                          block_num=block_num, sub_block_num=vector_cores))  # fmt: skip
+            vector_core = CoreContext.make(
+                preset, "aiv", group=block, sub=sub, block_num=block_num,
+                sub_block_num=vector_cores,
+            )  # fmt: skip
+            cores.append(vector_core)
     return cores
 
 

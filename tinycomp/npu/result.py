@@ -1,9 +1,10 @@
 """What ``npu.launch`` returns: the run's cycles, each pipe's work, the bound, the
-timeline, and the pictures and traces made from it.
+timeline, and the Chrome trace made from it (the Gantt picture is
+``tinycomp.viz.npu_timeline_picture(result.timeline)``).
 
 The *critical pipe* is the pipe kind (``MTE2``, ``V``...) that some core kept busy the
-largest share of the run; ``HBM`` is a resource too (the bytes every core moved to and
-from GM over what the HBM could have moved in the run). ``bound`` is whichever of
+largest share of the run; the L2 and the HBM are resources too (the bytes every core
+moved through them over what they could have moved in the run). ``bound`` is whichever of
 them is the busiest: a kernel whose HBM share is near 100% cannot go faster by
 overlapping better, one whose critical pipe is near 100% is bound by that unit, and
 one where every share is low is bound by latency and sync (the timeline shows where).
@@ -88,6 +89,18 @@ class NpuLaunchResult:
         return self.run.schedule.hbm_bytes
 
     @property
+    def l2_bytes(self) -> int:
+        """Bytes moved to and from GM, all through the L2."""
+        return self.run.schedule.l2_bytes
+
+    @property
+    def l2_share(self) -> float:
+        """``l2_bytes`` over what the L2 could move in ``cycles``."""
+        if not self.cycles:
+            return 0.0
+        return self.l2_bytes / (self.preset.l2_bytes_per_cycle * self.cycles)
+
+    @property
     def hbm_share(self) -> float:
         """``hbm_bytes`` over what the HBM could move in ``cycles``."""
         if not self.cycles:
@@ -114,9 +127,10 @@ class NpuLaunchResult:
 
     @property
     def bound(self) -> str:
-        """``"HBM"`` or the critical pipe, whichever is busier."""
-        pipe = self.pipes[self.critical_pipe].share
-        return "HBM" if self.hbm_share > pipe else self.critical_pipe
+        """``"HBM"``, ``"L2"`` or the critical pipe, whichever is busiest."""
+        shares = {"HBM": self.hbm_share, "L2": self.l2_share}
+        shares[self.critical_pipe] = self.pipes[self.critical_pipe].share
+        return max(shares, key=lambda name: shares[name])
 
     def summary(self) -> str:
         """A text table: cycles, each pipe's share, HBM, the bound."""
@@ -129,18 +143,13 @@ class NpuLaunchResult:
             lines.append(
                 f"  {share.pipe:<5} {share.core:<13} {share.busy_cycles:>11.0f}  {share.share:6.1%}"
             )
-        lines.append(f"  HBM   {self.hbm_bytes} bytes{'':>6} {self.hbm_share:6.1%}")
+        lines.append(f"  L2    {self.l2_bytes:>13} B  {'':>9}  {self.l2_share:6.1%}")
+        lines.append(f"  HBM   {self.hbm_bytes:>13} B  {'':>9}  {self.hbm_share:6.1%}")
         lines.append(f"  bound: {self.bound}")
         return "\n".join(lines)
 
     def __repr__(self) -> str:
         return f"<NpuLaunchResult {self.cycles:.0f} cycles, bound by {self.bound}>"
-
-    def gantt(self, *, cores: Any = None, max_cores: int = 4, title: str | None = None) -> Any:
-        """The per-pipe Gantt picture (with its text twin)."""
-        from tinycomp.viz.npu_timeline import npu_timeline_picture
-
-        return npu_timeline_picture(self.timeline, cores=cores, max_cores=max_cores, title=title)
 
     def chrome_trace(self) -> dict[str, Any]:
         """The run in Chrome's trace-event format (opens in Perfetto)."""

@@ -75,9 +75,13 @@ def data_copy_nd2nz(dst: LocalTensor, src: Side, rows: int, cols: int, src_strid
     _copy(dst, src, cols, n_burst=rows, src_stride=src_stride, layout="nd2nz")
 
 
-def load_data(dst: LocalTensor, src: LocalTensor, count: int) -> None:
-    """Copy ``count`` elements L1 -> L0A or L0B on MTE1 (fractals stay NZ)."""
-    _copy(dst, src, count)
+def load_data(
+    dst: LocalTensor, src: LocalTensor, count: int, *, n_burst: int = 1,
+    src_stride: int | None = None, dst_stride: int | None = None,
+) -> None:  # fmt: skip
+    """Copy ``count`` elements (``n_burst`` runs of them) L1 -> L0A or L0B on MTE1;
+    fractals stay NZ, so a run of whole fractals is a block of the matrix."""
+    _copy(dst, src, count, n_burst=n_burst, src_stride=src_stride, dst_stride=dst_stride)
 
 
 def fixpipe(dst: Side, src: LocalTensor, rows: int, cols: int, dst_stride: int) -> None:

@@ -119,6 +119,12 @@ class Scalar:
     def __truediv__(self, other: Any) -> Any:
         return binary("/", self, other)
 
+    def __rtruediv__(self, other: Any) -> Any:
+        return binary("/", other, self)
+
+    def __neg__(self) -> Any:
+        return binary("-", 0.0 if is_float(self.type) else 0, self)
+
     def _compare(self, predicate: str, other: Any) -> Scalar:
         trace = current_trace()
         if is_float(self.type):

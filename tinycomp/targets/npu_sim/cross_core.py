@@ -52,7 +52,7 @@ class Turns:
         self.condition = threading.Condition()
         self.holder: int | None = None
         self.done: set[int] = set()
-        self.waiting: dict[int, tuple[Callable[[], bool], str]] = {}
+        self.waiting: dict[int, tuple[Callable[[], bool], str, int | None]] = {}
         self.failure: BaseException | None = None
         self.local = threading.local()
 
@@ -69,21 +69,24 @@ class Turns:
                 self.condition.notify_all()
                 return
         if len(self.done) < count and self.failure is None:
-            lines = [f"  {self.names[i]}: {what}" for i, (_, what) in sorted(self.waiting.items())]
+            waits = sorted(self.waiting.items())
+            lines = [f"  {self.names[i]}: {what}" for i, (_, what, _) in waits]
             self.failure = NpuSanitizerError(
                 "deadlock",
                 "deadlock: every core that has not finished waits on a cross-core flag that "
                 "no core will set:\n" + "\n".join(lines) + f"\n{UNCHANGED}",
+                line=waits[0][1][2] if waits else None,
             )
         self.holder = None
         self.condition.notify_all()
 
-    def wait_until(self, ready: Callable[[], bool], what: str) -> None:
-        """Hold this core until ``ready()``, letting the others run meanwhile."""
+    def wait_until(self, ready: Callable[[], bool], what: str, line: int | None = None) -> None:
+        """Hold this core until ``ready()``, letting the others run meanwhile (``what``
+        and the source ``line`` say what it waits on, should it never come)."""
         me = self.local.index
         with self.condition:
             while not ready():
-                self.waiting[me] = (ready, what)
+                self.waiting[me] = (ready, what, line)
                 self._pass_on(me)
                 self.condition.wait_for(lambda: self.holder == me or self.failure is not None)
                 if self.failure is not None:
@@ -169,18 +172,23 @@ class CrossCoreFlags:
         needed = (self.waits[(core, flag)] + 1) * len(scope)
         return lambda: self.sets[(mode, scope, flag)] >= needed
 
-    def wait(self, core: str, flag: int, mode: int) -> None:
-        """Hold ``core`` until the flag allows it, then take it."""
+    def wait(
+        self, core: str, flag: int, mode: int, where: str = "", line: int | None = None
+    ) -> None:
+        """Hold ``core`` until the flag allows it, then take it; ``where`` names the
+        waiting op (``'npu.cross_core_wait' at line 9``) for a deadlock's message."""
         ready = self.ready(core, flag, mode)
         if not ready():
+            op = f" ({where})" if where else ""
             if self.turns is None or not hasattr(self.turns.local, "index"):
                 raise NpuSanitizerError(
                     "deadlock",
-                    f"deadlock: {core} waits on cross-core flag {flag} (mode {mode}), which no "
-                    f"core has set and no other core can set; {UNCHANGED}",
+                    f"deadlock: {core} waits on cross-core flag {flag} (mode {mode}){op}, which "
+                    f"no core has set and no other core can set; {UNCHANGED}",
+                    line=line,
                     core=core,
                 )
-            self.turns.wait_until(ready, f"cross_core_wait on flag {flag} (mode {mode})")
+            self.turns.wait_until(ready, f"cross_core_wait on flag {flag} (mode {mode}){op}", line)
         if mode == 2:
             self.counters[(core, flag)] -= 1
         self.waits[(core, flag)] += 1

@@ -78,11 +78,12 @@ class HazardLog:
         conflict: Kept | None = None
         for entry in kept:
             entry_low, entry_high = entry.access.hull
-            if entry_high <= low or high <= entry_low or not overlaps(entry.access, access):
+            if entry_high <= low or high <= entry_low:
                 survivors.append(entry)
                 continue
             ordered = entry.agent == agent or entry.tick <= clock.get(entry.agent, 0)
-            if not ordered and (entry.access.write or access.write) and conflict is None:
+            writes = entry.access.write or access.write
+            if not ordered and writes and conflict is None and overlaps(entry.access, access):
                 conflict = entry
             redundant = (
                 ordered and covers and low <= entry_low and entry_high <= high

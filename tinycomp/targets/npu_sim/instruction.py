@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from tinycomp.ir.operation import Operation
 
 __all__ = ["Access", "Instruction", "overlaps"]
@@ -56,18 +58,20 @@ def overlaps(a: Access, b: Access) -> bool:
         return True
     if a.count > b.count:
         a, b = b, a
-    for run in range(a.count):  # the shorter pattern, against the other by arithmetic
-        low = a.start + run * a.stride
-        high = low + a.length
-        if b.stride == 0:
-            if low < b.start + b.length and b.start < high:
-                return True
-            continue
-        first = max(0, (low - b.length - b.start) // b.stride + 1)
-        last = min(b.count - 1, (high - 1 - b.start) // b.stride)
-        if first <= last:
-            return True
-    return False
+    if b.stride == 0 or b.count == 1 or b.stride <= b.length:  # b is one solid block
+        b_low, b_high = b.hull
+        return a.count == 1 or _runs_meet(a, b_low, b_high - b_low)
+    lows = a.start + np.arange(a.count, dtype=np.int64) * a.stride
+    highs = lows + a.length
+    first = np.maximum(0, (lows - b.length - b.start) // b.stride + 1)
+    last = np.minimum(b.count - 1, (highs - 1 - b.start) // b.stride)
+    return bool((first <= last).any())
+
+
+def _runs_meet(a: Access, low: int, length: int) -> bool:
+    """Whether a run of ``a`` meets the block ``[low, low + length)``."""
+    lows = a.start + np.arange(a.count, dtype=np.int64) * a.stride
+    return bool(((lows < low + length) & (lows + a.length > low)).any())
 
 
 @dataclass(eq=False)

@@ -100,6 +100,11 @@ class NpuPreset:
     """Event ids for set_flag / wait_flag between two pipes of one core."""
     cross_core_flags: int
     max_pending_cross_core_sets: int
+    l2_bytes: int = 192 * 1024 * 1024
+    """The L2 in front of the HBM (192 MB is the 910B3's figure; the 910B2's is taken
+    to be the same)."""
+    l2_bytes_per_second: float = 8e12
+    """The L2's bandwidth: five times the HBM's, from the L2:HBM ratio of 5:1."""
     onchip_dma_latency_cycles: int = 30
     """Cycles before an on-chip copy's first byte (L1 to L0, L0C out): assumed, a
     figure of the size of a GPU's shared-memory latency; no public source gives one."""
@@ -129,6 +134,11 @@ class NpuPreset:
     def hbm_bytes_per_cycle(self) -> float:
         """The shared HBM bandwidth in bytes per cycle of the clock."""
         return self.hbm_bytes_per_second / (self.clock_ghz * 1e9)
+
+    @property
+    def l2_bytes_per_cycle(self) -> float:
+        """The L2's bandwidth in bytes per cycle of the core clock."""
+        return self.l2_bytes_per_second / (self.clock_ghz * 1e9)
 
     def buffer_bytes(self, buffer: str) -> int:
         """The capacity of ``buffer`` (one of ``BUFFERS``); a clear error otherwise.
@@ -229,6 +239,8 @@ NPU_PRESETS["small"] = NPU_PRESETS["910b2"].with_changes(
         "UB": 32 * KB,
     },  # fmt: skip
     hbm_bytes_per_second=64e9,
+    l2_bytes=2 * 1024 * 1024,
+    l2_bytes_per_second=320e9,
 )
 
 

@@ -2,7 +2,9 @@
 
 A vector instruction runs in four steps:
 
-1. it must run on a vector core (``"wrong-core"`` otherwise);
+1. it must run on a vector core (``"wrong-core"`` otherwise), with 1 to the preset's
+   ``max_repeats`` repeats and a mask of 1 to a repeat's elements (``"repeat"``: IR
+   the verifier did not see);
 2. the element positions of every operand, repeat by repeat (``repeat x mask``),
    from its offset and block and repeat strides (the formula of
    ``tinycomp.dialects.npu.vector``), checked to be inside the buffer and, for the
@@ -80,6 +82,12 @@ def run_vector(op: Operation, operands: list[Any], interp: Any) -> list[Any]:
     memrefs: list[MemRefValue] = operands[:count]
     offsets = [int(v) for v in operands[count : 2 * count]]
     mask = op.mask
+    if not 1 <= op.repeat <= core.preset.max_repeats or not 1 <= mask <= op.elements_per_repeat:
+        raise sanitizer_error(
+            "repeat", op, core.name,
+            f"repeat {op.repeat} and mask {mask}: an instruction runs 1 to "
+            f"{core.preset.max_repeats} repeats of 1 to {op.elements_per_repeat} elements",
+        )  # fmt: skip
     positions = [_positions(op, i, offsets[i], mask) for i in range(count)]
     names = ["the destination"] + [f"source #{i}" for i in range(count - 1)]
     for memref, where, what in zip(memrefs, positions, names, strict=True):

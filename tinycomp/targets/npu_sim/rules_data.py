@@ -12,8 +12,9 @@ A copy runs in five steps:
    buffer (``"out-of-bounds"``), on-chip bytes never written (``"uninitialized"``);
 4. move the data on numpy, arranging it for ``nd2nz`` / ``nz2nd`` and converting f32 to
    f16 / bf16 on FixPipe;
-5. record the instruction: its pipe, the bytes it moves (from or to GM, whole 512-byte
-   lines), the path's rate and latency, and the bytes it read and wrote.
+5. record the instruction: its pipe, the bytes it moves over its path (each burst in
+   whole 32-byte blocks), the path's rate and latency, and the bytes it read and wrote
+   (from which the schedule finds the GM lines it touches in the L2).
 """
 
 from __future__ import annotations
@@ -80,34 +81,36 @@ def mark_and_check(
     if not isinstance(buffer, OnChipBuffer):
         return
     size = memref.dtype.itemsize
-    first = buffer.byte_offset + positions.reshape(-1).astype(np.int64) * size
     written = core.memory.written[buffer.space]
-    if write:
-        for byte in range(size):
-            written[first + byte] = True
-        return
-    missing = ~written[first]
-    if missing.any():
-        element = int(positions.reshape(-1)[int(np.argmax(missing))])
-        raise sanitizer_error(
-            "uninitialized", op, core.name,
-            f"{what} reads element {element} of {buffer.origin}, which nothing wrote "
-            "(a copy in, or a vector op, must fill it first)",
-        )  # fmt: skip
+    flat = positions.reshape(-1)
+    low, high = int(flat.min()), int(flat.max())
+    if high - low + 1 == flat.size:  # one solid run: a slice, not a gather
+        window = written[buffer.byte_offset + low * size : buffer.byte_offset + (high + 1) * size]
+        if write:
+            window[:] = True
+            return
+        if window.all():
+            return
+        element = low + int(np.argmax(~window)) // size
+    else:
+        first = buffer.byte_offset + flat.astype(np.int64) * size
+        if write:
+            for byte in range(size):
+                written[first + byte] = True
+            return
+        missing = ~written[first]
+        if not missing.any():
+            return
+        element = int(flat[int(np.argmax(missing))])
+    raise sanitizer_error(
+        "uninitialized", op, core.name,
+        f"{what} reads element {element} of {buffer.origin}, which nothing wrote "
+        "(a copy in, or a vector op, must fill it first)",
+    )  # fmt: skip
 
 
 def _bursts(offset: int, count: int, stride: int, length: int) -> np.ndarray:
     return offset + np.arange(count, dtype=np.int64)[:, None] * stride + np.arange(length)
-
-
-def _gm_lines(core: CoreContext, memref: MemRefValue, positions: np.ndarray) -> int:
-    """Whole GM lines the bursts (rows of ``positions``) touch."""
-    line = core.preset.gm_line_bytes
-    size = memref.dtype.itemsize
-    first = positions[:, 0] * size // line
-    last = ((positions[:, -1] + 1) * size - 1) // line
-    shared = int(np.count_nonzero(first[1:] == last[:-1])) if len(first) > 1 else 0
-    return int((last - first + 1).sum()) - shared
 
 
 def run_copy(op: Operation, operands: list[Any], interp: Any) -> list[Any]:
@@ -187,14 +190,14 @@ def _record_copy(
 ) -> None:  # fmt: skip
     source, target = op.path
     preset = core.preset
-    if "GM" in (source, target):
-        gm, gm_pos = (src, src_pos) if source == "GM" else (dst, dst_pos)
-        moved = _gm_lines(core, gm, gm_pos) * preset.gm_line_bytes
-        latency = preset.dma_latency_cycles
-    else:
-        chip, chip_pos = (dst, dst_pos) if target != "L0C" else (src, src_pos)
-        moved = int(chip_pos.size) * chip.dtype.itemsize
-        latency = preset.onchip_dma_latency_cycles
+    gm = "GM" in (source, target)
+    chip, chip_pos = (src, src_pos) if target == "GM" else (dst, dst_pos)
+    if op.layout == "nz2nd" or source == "L0C":
+        chip, chip_pos = src, src_pos
+    block = preset.alignment_bytes
+    burst = chip_pos.shape[1] * chip.dtype.itemsize
+    moved = chip_pos.shape[0] * -(-burst // block) * block
+    latency = preset.dma_latency_cycles if gm else preset.onchip_dma_latency_cycles
     accesses = (
         element_access(core, src, src_pos, False, len(src_pos)),
         element_access(core, dst, dst_pos, True, len(dst_pos)),
@@ -204,7 +207,7 @@ def _record_copy(
         op, "dma", f"copy {source}->{target}", cycles=float(latency), dma_bytes=moved,
         dma_rate=float(preset.path_bytes_per_cycle(source, target)),
         uses_hbm="GM" in (source, target), accesses=accesses,
-        detail=f"{nbytes} B" + (f" ({moved} B in GM lines)" if moved != nbytes else ""),
+        detail=f"{nbytes} B" + (f" ({moved} B in 32-byte blocks)" if moved != nbytes else ""),
     )  # fmt: skip
 
 

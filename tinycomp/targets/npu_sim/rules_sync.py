@@ -16,7 +16,7 @@ from tinycomp.dialects.npu import CrossCoreSetOp, CrossCoreWaitOp, FlagOp, PipeB
 from tinycomp.dialects.npu.base import int_attr
 from tinycomp.ir.operation import Operation
 from tinycomp.targets.npu_sim.core_context import CoreContext
-from tinycomp.targets.npu_sim.errors import sanitizer_error
+from tinycomp.targets.npu_sim.errors import op_text, sanitizer_error
 
 __all__ = ["SYNC_RULES"]
 
@@ -102,7 +102,7 @@ def run_cross_core_wait(op: Operation, operands: list[Any], interp: Any) -> list
     mode = int_attr(op, "mode", 2)
     _check_pipes(op, core, (op.execution_pipe(),))
     _check_flag(op, core, op.flag, mode)
-    core.cross_core.wait(core.name, op.flag, mode)
+    core.cross_core.wait(core.name, op.flag, mode, op_text(op), op.location and op.location.line)
     label = f"cross_core_wait #{op.flag} (mode {mode})"
     core.record(op, "cross_wait", label, flag=(op.flag, mode))
     return []

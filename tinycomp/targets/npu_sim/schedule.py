@@ -10,10 +10,13 @@ the machine (hardware notes, section 6):
    it has been dispatched; a ``wait_flag`` holds its pipe until the matching
    ``set_flag`` has run on the other pipe (and clears the flag); a cross-core wait
    likewise; ``pipe_barrier ALL`` holds ``S`` until every pipe of the core is idle;
-3. a vector op lasts its startup plus repeats, an ``mmad`` its fractals plus setup, an
-   on-chip copy its latency plus bytes over the path's rate; a DMA to or from GM waits
-   its latency and then moves its bytes sharing the HBM with every other DMA moving at
-   the same time (``fluid_hbm.py``);
+3. a vector op lasts its startup plus repeats, an ``mmad`` its fractals plus setup; a
+   DMA holds its pipe while it moves its bytes, at the path's rate, or, to or from GM,
+   sharing the L2 and the HBM with every other DMA moving at the same time
+   (``fluid_hbm.py``; which lines hit the L2: ``l2_cache.py``); its bytes *land* its
+   latency later. DMAs on one pipe so overlap their latencies, as a DMA engine keeps
+   requests in flight; a ``set_flag`` (or a barrier) on the pipe waits until all have
+   landed, so the flag's waiter sees the data;
 4. as each instruction starts, its clock is checked against what earlier instructions
    accessed (``hazards.py``): a hazard, a flag set twice, an event id out of range are
    errors that name both ops, their pipes and the missing flag;
@@ -36,6 +39,7 @@ from tinycomp.targets.npu_sim.errors import UNCHANGED, NpuSanitizerError, op_tex
 from tinycomp.targets.npu_sim.fluid_hbm import FluidHbm
 from tinycomp.targets.npu_sim.hazards import HazardLog
 from tinycomp.targets.npu_sim.instruction import Instruction
+from tinycomp.targets.npu_sim.l2_cache import L2Cache, lines_of
 from tinycomp.targets.npu_sim.preset import NpuPreset
 from tinycomp.targets.npu_sim.rules_sync import pipes_of
 from tinycomp.targets.npu_sim.timeline import Span, Timeline
@@ -43,6 +47,8 @@ from tinycomp.targets.npu_sim.timeline import Span, Timeline
 __all__ = ["Schedule", "schedule"]
 
 Clock = dict[tuple[str, str], int]
+LANDED = ("set", "cross_set", "barrier")
+"""Instructions that run only once every DMA before them on their pipe has landed."""
 
 
 @dataclass
@@ -56,6 +62,8 @@ class _Pipe:
     clock: Clock = field(default_factory=dict)
     merged: object = None
     waiting_since: float | None = None
+    landed_at: float = 0.0
+    """When the last DMA this pipe issued has landed (its latency after issuing)."""
 
 
 @dataclass
@@ -74,7 +82,9 @@ class Schedule:
 
     timeline: Timeline
     hbm_bytes: int
-    """Bytes moved to and from GM, over all cores."""
+    """Bytes moved to and from the HBM (L2 misses and all writes), over all cores."""
+    l2_bytes: int = 0
+    """Bytes moved to and from GM through the L2, over all cores."""
 
 
 class _Scheduler:
@@ -95,10 +105,13 @@ class _Scheduler:
         self.cross_sets: dict[tuple, list[Clock]] = defaultdict(list)
         self.cross_waits: dict[tuple, int] = defaultdict(int)
         self.cross_waiters: dict[tuple, tuple[_Core, str]] = {}
-        self.hbm = FluidHbm(preset.hbm_bytes_per_cycle)
+        self.hbm = FluidHbm(preset.hbm_bytes_per_cycle, preset.l2_bytes_per_cycle)
         self.hbm_version = 0
         self.hbm_bytes = 0
+        self.l2_bytes = 0
+        self.l2 = L2Cache(preset.gm_line_bytes, preset.l2_bytes)
         self.moving: dict[int, tuple[_Core, str, Instruction, float]] = {}
+        self.last_landing = 0.0
         self.scopes = scopes_of(cores)
 
     # -- the event loop ------------------------------------------------------------------
@@ -114,13 +127,12 @@ class _Scheduler:
                 self.try_start(payload[0], payload[1], time)
             elif kind == "finish":
                 self.finish(payload[0], payload[1], payload[2], payload[3], time)
-            elif kind == "move":
-                self.start_moving(payload[0], payload[1], payload[2], payload[3], time)
             elif kind == "hbm" and payload[0] == self.hbm_version:
                 self.hbm_done(time, payload[1])
         self.check_finished()
         spans = sorted(self.spans, key=lambda s: (s.start, s.core, s.pipe))
-        return Schedule(Timeline(self.preset.clock_ghz, tuple(spans)), self.hbm_bytes)
+        timeline = Timeline(self.preset.clock_ghz, tuple(spans), self.last_landing)
+        return Schedule(timeline, self.hbm_bytes, self.l2_bytes)
 
     # -- S: scalar code and dispatch -------------------------------------------------------
     def scalar_span(self, core: _Core, start: float, end: float) -> None:
@@ -133,42 +145,47 @@ class _Scheduler:
             self.spans.append(Span(name, "S", "scalar", "scalar", start, end))
 
     def step_scalar(self, core: _Core, now: float) -> None:
+        """Walk the program from ``now``: scalar code and dispatches back to back, up
+        to the next instruction of ``S`` itself (which may have to wait)."""
         pipe = core.pipes["S"]
         stream = core.context.stream
         if pipe.busy or core.position >= len(stream):
             return
-        start = max(now, pipe.free_at)
-        if start > now:
-            self.push(start, "pipe", core, "S")
+        if pipe.free_at > now:
+            self.push(pipe.free_at, "pipe", core, "S")
             return
-        instruction = stream[core.position]
         per_op = self.preset.scalar_cycles_per_op
-        if not core.scalar_paid and instruction.scalar_ops:
-            core.scalar_paid = True
-            end = now + instruction.scalar_ops * per_op
-            self.scalar_span(core, now, end)
-            pipe.free_at = end
-            self.push(end, "pipe", core, "S")
-            return
-        if instruction.pipe == "S":
-            if self.start_instruction(core, "S", instruction, now, pipe.clock):
-                core.position += 1
-                core.scalar_paid = False
-            return
-        end = now + per_op
-        self.scalar_span(core, now, end)
-        target = core.pipes.get(instruction.pipe)
-        if target is None:
-            raise sanitizer_error(
-                "wrong-core", instruction.op, core.context.name,
-                f"no pipe {instruction.pipe} on {core.context.name}",
-            )  # fmt: skip
-        target.queue.append((instruction, end, pipe.clock))
-        core.position += 1
-        core.scalar_paid = False
-        pipe.free_at = end
-        self.push(end, "pipe", core, instruction.pipe)
-        self.push(end, "pipe", core, "S")
+        time = now
+        while core.position < len(stream):
+            instruction = stream[core.position]
+            if not core.scalar_paid and instruction.scalar_ops:
+                core.scalar_paid = True
+                end = time + instruction.scalar_ops * per_op
+                self.scalar_span(core, time, end)
+                time = end
+            if instruction.pipe == "S":
+                if time > now:
+                    pipe.free_at = time
+                    self.push(time, "pipe", core, "S")
+                elif self.start_instruction(core, "S", instruction, now, pipe.clock):
+                    core.position += 1
+                    core.scalar_paid = False
+                return
+            end = time + per_op
+            self.scalar_span(core, time, end)
+            target = core.pipes.get(instruction.pipe)
+            if target is None:
+                raise sanitizer_error(
+                    "wrong-core", instruction.op, core.context.name,
+                    f"no pipe {instruction.pipe} on {core.context.name}",
+                )  # fmt: skip
+            target.queue.append((instruction, end, pipe.clock))
+            if len(target.queue) == 1 and not target.busy:
+                self.push(end, "pipe", core, instruction.pipe)
+            core.position += 1
+            core.scalar_paid = False
+            time = end
+        pipe.free_at = time
 
     # -- the other pipes -----------------------------------------------------------------------
     def try_start(self, core: _Core, name: str, now: float) -> None:
@@ -180,6 +197,8 @@ class _Scheduler:
             return
         instruction, dispatched, clock = pipe.queue[0]
         start = max(now, pipe.free_at, dispatched)
+        if instruction.kind in LANDED:
+            start = max(start, pipe.landed_at)
         if start > now:
             self.push(start, "pipe", core, name)
             return
@@ -199,7 +218,9 @@ class _Scheduler:
         """Start ``instruction`` at ``now``; ``False`` when it must wait (it stays queued)."""
         pipe = core.pipes[name]
         kind = instruction.kind
-        if kind in ("wait", "cross_wait", "barrier") and not self.may_pass(core, name, instruction):
+        if kind in ("wait", "cross_wait", "barrier") and not self.may_pass(
+            core, name, instruction, now
+        ):
             if pipe.waiting_since is None:
                 pipe.waiting_since = now
             return False
@@ -216,9 +237,9 @@ class _Scheduler:
             self.raise_flag(core, name, instruction, now)
         pipe.busy = True
         if kind == "dma" and instruction.uses_hbm:
-            self.push(now + instruction.cycles, "move", core, name, instruction, now)
+            self.start_moving(core, name, instruction, now, now)
         elif kind == "dma":
-            cycles = instruction.cycles + instruction.dma_bytes / instruction.dma_rate
+            cycles = instruction.dma_bytes / instruction.dma_rate
             self.push(now + cycles, "finish", core, name, instruction, now)
         else:
             self.push(now + instruction.cycles, "finish", core, name, instruction, now)
@@ -230,16 +251,23 @@ class _Scheduler:
         pipe = core.pipes[name]
         kind = {"set": "flag", "cross_set": "flag", "cross_wait": "wait", "barrier": "wait"}
         span_kind = kind.get(instruction.kind, instruction.kind)
+        detail = instruction.detail
+        if instruction.kind == "dma":
+            landed = now + instruction.cycles
+            pipe.landed_at = max(pipe.landed_at, landed)
+            self.last_landing = max(self.last_landing, landed)
+            detail = f"{detail}; lands at cycle {landed:.0f}"
         if instruction.kind not in ("wait", "cross_wait", "barrier") or now > started:
             self.spans.append(
                 Span(core.context.name, name, instruction.label, span_kind, started, now,
-                     instruction.line, instruction.detail)
+                     instruction.line, detail)
             )  # fmt: skip
         pipe.busy = False
         pipe.free_at = now
         self.push(now, "pipe", core, name)
-        if name != "S":
-            self.push(now, "pipe", core, "S")  # a barrier on S may be waiting for this
+        stream = core.context.stream
+        if name != "S" and core.position < len(stream) and stream[core.position].kind == "barrier":
+            self.push(now, "pipe", core, "S")  # a barrier on S waits for every pipe
 
     # -- GM traffic ----------------------------------------------------------------------------
     def start_moving(
@@ -247,8 +275,17 @@ class _Scheduler:
     ) -> None:
         key = id(instruction)
         self.moving[key] = (core, name, instruction, started)
-        self.hbm_bytes += instruction.dma_bytes
-        self.hbm.start(key, now, instruction.dma_bytes, instruction.dma_rate)
+        line = self.preset.gm_line_bytes
+        missed = 0
+        for access in instruction.accesses:
+            if access.region[0] == "GM":
+                lines = lines_of(access, line)
+                missed += self.l2.touch(access.region[1], lines, access.write)
+        moved = max(instruction.dma_bytes, 1)
+        self.hbm_bytes += missed * line
+        self.l2_bytes += instruction.dma_bytes
+        fraction = missed * line / moved  # may pass 1: a short burst costs a whole line
+        self.hbm.start(key, now, instruction.dma_bytes, instruction.dma_rate, fraction)
         self.replan_hbm()
 
     def replan_hbm(self) -> None:
@@ -269,7 +306,7 @@ class _Scheduler:
     def flag_key(self, core: _Core, instruction: Instruction) -> tuple:
         return (core.context.name, *instruction.flag)
 
-    def may_pass(self, core: _Core, name: str, instruction: Instruction) -> bool:
+    def may_pass(self, core: _Core, name: str, instruction: Instruction, now: float) -> bool:
         if instruction.kind == "wait":
             key = self.flag_key(core, instruction)
             if key in self.flags:
@@ -359,7 +396,13 @@ class _Scheduler:
         for access in instruction.accesses:
             kept = self.hazards.find(access, agent, clock)
             if kept is not None:
-                raise hazard_error(instruction, agent, kept.owner, kept.agent, access)
+                stream = self.by_name[agent[0]].context.stream
+                swapped = kept.agent[0] == agent[0] and stream.index(instruction) < stream.index(
+                    kept.owner
+                )  # started first, but later in the program: the flag goes the program's way
+                raise hazard_error(
+                    instruction, agent, kept.owner, kept.agent, access, swapped=swapped
+                )
             self.hazards.keep(access, agent, tick, instruction)
 
     def check_finished(self) -> None:
@@ -409,9 +452,11 @@ def merge(clock: Clock, other: Clock) -> None:
 
 def hazard_error(
     instruction: Instruction, agent: tuple[str, str], earlier: Instruction,
-    earlier_agent: tuple[str, str], access,
+    earlier_agent: tuple[str, str], access, *, swapped: bool = False,
 ) -> NpuSanitizerError:  # fmt: skip
-    """The message of a hazard: both ops, their pipes, the bytes, the missing flag."""
+    """The message of a hazard: both ops, their pipes, the bytes, the missing flag (set
+    after the op that comes first in the program, waited before the other: ``swapped``
+    when that is ``instruction``, though ``earlier`` started first)."""
     core, pipe = agent
     other_core, other_pipe = earlier_agent
     low, high = access.hull
@@ -420,9 +465,11 @@ def hazard_error(
     other_verb = "writes" if any(a.write for a in earlier.accesses if a.region == access.region) \
         else "reads"  # fmt: skip
     if core == other_core:
+        first, second = (instruction, earlier) if swapped else (earlier, instruction)
+        src, dst = (pipe, other_pipe) if swapped else (other_pipe, pipe)
         fix = (
-            f"put set_flag {other_pipe}->{pipe} after {op_text(earlier.op)} and wait_flag "
-            f"{other_pipe}->{pipe} before {op_text(instruction.op)}"
+            f"put set_flag {src}->{dst} after {op_text(first.op)} and wait_flag "
+            f"{src}->{dst} before {op_text(second.op)}"
         )
     else:
         fix = (

@@ -79,11 +79,14 @@ class Timeline:
     """The core clock."""
     spans: tuple[Span, ...]
     """In the order they started (ties: core, then pipe order)."""
+    settled: float = 0.0
+    """When the last DMA's bytes landed (a DMA's span ends when its engine is done,
+    its bytes arrive a latency later)."""
 
     @property
     def cycles(self) -> float:
-        """When the last span ends (0 for an empty timeline)."""
-        return max((span.end for span in self.spans), default=0.0)
+        """When the run is over: the last span's end or the last landing (0 if empty)."""
+        return max(max((span.end for span in self.spans), default=0.0), self.settled)
 
     @property
     def seconds(self) -> float:

@@ -8,11 +8,12 @@ L2; what a DMA misses in the L2 also passes the HBM, ``miss_fraction`` HBM bytes
 each byte it moves (whole lines come from the HBM, so a DMA of short bursts may move
 more HBM bytes than its own). So each DMA's rate ``r`` is bounded three ways:
 ``r <= cap`` (its path), the sum of all rates ``<= L2 bandwidth``, the sum of
-``miss_fraction * r`` ``<= HBM bandwidth``. The sharing is max-min fair, by progressive filling ("water filling"):
-raise every rate together until a bound is reached, freeze the DMAs that bound
-holds, go on with the rest. Rates change whenever a DMA starts or finishes moving;
-between two such moments every DMA moves at a constant rate, so each one's finishing
-time is exact (a fluid model, as network simulators use for links).
+``miss_fraction * r`` ``<= HBM bandwidth``. The sharing is max-min fair, by
+progressive filling ("water filling"): raise every rate together until a bound is
+reached, freeze the DMAs that bound holds, go on with the rest. Rates change whenever
+a DMA starts or finishes moving; between two such moments every DMA moves at a
+constant rate, so each one's finishing time is exact (a fluid model, as network
+simulators use for links).
 
 >>> hbm = FluidHbm(bytes_per_cycle=200.0)
 >>> hbm.start("a", 0.0, nbytes=1000, cap=128.0)

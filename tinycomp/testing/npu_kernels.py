@@ -108,7 +108,7 @@ def softmax_rows(x, y, rows_per_tile, buffer_num):
     pipe.init_buffer(in_x, buffer_num, tile * 4)
     pipe.init_buffer(out_y, buffer_num, tile * 4)
     scratch = npu.TBuf()
-    pipe.init_buffer(scratch, 4 * cols)
+    pipe.init_buffer(scratch, 4 * (cols + 64))
     work = scratch.get(np.float32)
     to_scalar = pipe.alloc_event("V", "S")
     start = npu.block_idx() * rows_per_core * cols

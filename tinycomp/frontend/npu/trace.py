@@ -38,7 +38,8 @@ from tinycomp.ir.values import Value
 
 __all__ = ["NpuKernelError", "Trace", "current_trace"]
 
-_PACKAGE = str(Path(__file__).resolve().parents[2])
+_DSL = (str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[2] / "npu"))
+"""The DSL's own files: a kernel's line is the first frame outside them."""
 _ACTIVE = threading.local()
 
 
@@ -57,7 +58,7 @@ def caller_location() -> tuple[Location | None, str]:
     frame = sys._getframe(1)
     while frame is not None:
         path = frame.f_code.co_filename
-        if not path.startswith(_PACKAGE) and "importlib" not in path:
+        if not path.startswith(_DSL) and "importlib" not in path:
             text = linecache.getline(path, frame.f_lineno).strip()
             return Location(display_file(path), frame.f_lineno, 1), text
         frame = frame.f_back

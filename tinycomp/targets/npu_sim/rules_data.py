@@ -84,7 +84,8 @@ def mark_and_check(
     written = core.memory.written[buffer.space]
     flat = positions.reshape(-1)
     low, high = int(flat.min()), int(flat.max())
-    if high - low + 1 == flat.size:  # one solid run: a slice, not a gather
+    # one solid run (not repeats of a block with gaps between): a slice, not a gather
+    if high - low + 1 == flat.size and bool((np.diff(flat) == 1).all()):
         window = written[buffer.byte_offset + low * size : buffer.byte_offset + (high + 1) * size]
         if write:
             window[:] = True

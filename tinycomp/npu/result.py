@@ -7,7 +7,8 @@ largest share of the run; the L2 and the HBM are resources too (the bytes every 
 moved through them over what they could have moved in the run). ``bound`` is whichever of
 them is the busiest: a kernel whose HBM share is near 100% cannot go faster by
 overlapping better, one whose critical pipe is near 100% is bound by that unit, and
-one where every share is low is bound by latency and sync (the timeline shows where).
+one where every share is below half is bound by latency and sync (``"latency"``: the
+timeline shows where the pipes waited).
 
 >>> import numpy as np
 >>> from tinycomp import npu
@@ -41,7 +42,10 @@ from tinycomp.targets.npu_sim.preset import NpuPreset
 from tinycomp.targets.npu_sim.simulator import NpuRun
 from tinycomp.targets.npu_sim.timeline import PIPES, Timeline
 
-__all__ = ["NpuLaunchResult", "PipeShare"]
+__all__ = ["LATENCY_BOUND_BELOW", "NpuLaunchResult", "PipeShare"]
+
+LATENCY_BOUND_BELOW = 0.5
+"""A run whose busiest resource is busy less than this share of it is latency-bound."""
 
 
 @dataclass(frozen=True)
@@ -127,10 +131,12 @@ class NpuLaunchResult:
 
     @property
     def bound(self) -> str:
-        """``"HBM"``, ``"L2"`` or the critical pipe, whichever is busiest."""
+        """``"HBM"``, ``"L2"`` or the critical pipe, whichever is busiest; ``"latency"``
+        when none is busy half the run (the pipes mostly wait on flags and landings)."""
         shares = {"HBM": self.hbm_share, "L2": self.l2_share}
         shares[self.critical_pipe] = self.pipes[self.critical_pipe].share
-        return max(shares, key=lambda name: shares[name])
+        busiest = max(shares, key=lambda name: shares[name])
+        return busiest if shares[busiest] >= LATENCY_BOUND_BELOW else "latency"
 
     def summary(self) -> str:
         """A text table: cycles, each pipe's share, HBM, the bound."""

@@ -31,7 +31,7 @@ import numpy as np
 
 from tinycomp import npu
 
-__all__ = ["cube_matmul", "softmax_rows", "vector_add", "vector_chain"]
+__all__ = ["cube_matmul", "matmul_relu", "softmax_rows", "vector_add", "vector_chain"]
 
 
 def _check(condition: bool, message: str) -> None:
@@ -191,3 +191,64 @@ def cube_matmul(a, b, c):
         c_tile = c1.deque()
         npu.fixpipe(c[row * n + col], c_tile, CUBE_M, CUBE_N, n)
         c1.free_tensor(c_tile)
+
+
+@npu.kernel(kernel_type="mix_1_2")
+def matmul_relu(a, b, workspace, c):
+    """``c = relu(a @ b)`` for one 128 x 256 tile per block (``a`` is ``blocks * 128 x
+    64`` f16, ``b`` 64 x 256 f16, ``c`` and ``workspace`` f32 like ``c``): the cube
+    core writes its tile to the GM ``workspace`` and sets cross-core flag 0; each of
+    its two vector cores waits on it, then takes half the tile's rows
+    (``sub_block_idx``) through UB, applies relu and writes ``c``."""
+    rows, cols, depth = CUBE_M, CUBE_N, a.shape[1]
+    tile = npu.block_idx() * rows * cols
+    if npu.is_aic():
+        pipe = npu.TPipe()
+        a1, b1 = npu.TQue(npu.A1), npu.TQue(npu.B1)
+        a2, b2, c1 = npu.TQue(npu.A2), npu.TQue(npu.B2), npu.TQue(npu.CO1)
+        for queue, nbytes in ((a1, rows * depth * 2), (b1, depth * cols * 2),
+                              (a2, rows * depth * 2), (b2, depth * cols * 2),
+                              (c1, rows * cols * 4)):  # fmt: skip
+            pipe.init_buffer(queue, 1, nbytes)
+        a_panel, b_panel = a1.alloc_tensor(np.float16), b1.alloc_tensor(np.float16)
+        npu.data_copy_nd2nz(a_panel, a[npu.block_idx() * rows * depth], rows, depth, depth)
+        npu.data_copy_nd2nz(b_panel, b, depth, cols, cols)
+        a1.enque(a_panel)
+        b1.enque(b_panel)
+        a_panel, b_panel = a1.deque(), b1.deque()
+        a_l0, b_l0 = a2.alloc_tensor(np.float16), b2.alloc_tensor(np.float16)
+        npu.load_data(a_l0, a_panel, rows * depth)
+        npu.load_data(b_l0, b_panel, depth * cols)
+        a2.enque(a_l0)
+        b2.enque(b_l0)
+        a1.free_tensor(a_panel)
+        b1.free_tensor(b_panel)
+        a_l0, b_l0 = a2.deque(), b2.deque()
+        c_l0 = c1.alloc_tensor(np.float32)
+        npu.mmad(c_l0, a_l0, b_l0, rows, depth, cols)
+        a2.free_tensor(a_l0)
+        b2.free_tensor(b_l0)
+        c1.enque(c_l0)
+        c_l0 = c1.deque()
+        npu.fixpipe(workspace[tile], c_l0, rows, cols, cols)
+        c1.free_tensor(c_l0)
+        npu.cross_core_set_flag(0, mode=2, pipe="FIX")
+    else:
+        half = rows // 2 * cols
+        start = tile + npu.sub_block_idx() * half
+        pipe = npu.TPipe()
+        in_q, out_q = npu.TQue(npu.VECIN), npu.TQue(npu.VECOUT)
+        pipe.init_buffer(in_q, 1, half * 4)
+        pipe.init_buffer(out_q, 1, half * 4)
+        npu.cross_core_wait_flag(0, mode=2, pipe="MTE2")
+        x = in_q.alloc_tensor(np.float32)
+        npu.data_copy(x, workspace[start], half)
+        in_q.enque(x)
+        x = in_q.deque()
+        y = out_q.alloc_tensor(np.float32)
+        npu.relu(y, x, half)
+        out_q.enque(y)
+        in_q.free_tensor(x)
+        y = out_q.deque()
+        npu.data_copy(c[start], y, half)
+        out_q.free_tensor(y)

@@ -39,6 +39,8 @@ compare equal whichever renderer drew them. IR is shown as text (:class:`IRText`
   :mod:`~tinycomp.viz.gpu_roofline`: the SIMT model (chapter 09): a warp's lanes over its
   instructions, its addresses against sectors and banks, occupancy, waves of blocks, and
   GPU kernels on the roofline;
+- :mod:`~tinycomp.viz.npu_timeline`, :mod:`~tinycomp.viz.npu_strip`: an NPU run's
+  per-pipe Gantt chart, and its text strip (chapter 11);
 - :mod:`~tinycomp.viz.hot_loop_view`, :mod:`~tinycomp.viz.codegen_explorer`: the hot loop
   of LLVM's x86 code with its counted FMAs and loads, over opt levels and vector widths
   (imported from their modules: they need the CPU code generator).
@@ -88,6 +90,7 @@ from tinycomp.viz.memory_timeline import (
     memory_timeline,
     slot_timeline,
 )
+from tinycomp.viz.npu_timeline import npu_timeline_picture, npu_timeline_text
 from tinycomp.viz.pass_stepper import pass_stepper
 from tinycomp.viz.picture import Picture, tidy_svg
 from tinycomp.viz.plots import (
@@ -169,4 +172,6 @@ __all__ = [
     "warp_access",
     "warp_lanes_picture",
     "waves_picture",
+    "npu_timeline_picture",
+    "npu_timeline_text",
 ]

@@ -52,11 +52,11 @@ def chain_speedup(passes: int) -> float:
 
 
 def test_double_buffering_a_balanced_kernel_nearly_halves_its_time():
-    assert chain_speedup(passes=10) >= 1.8
+    assert chain_speedup(passes=4) >= 1.8  # the multiplies take about as long as the copies
 
 
-def test_double_buffering_a_copy_bound_kernel_gains_little():
-    assert chain_speedup(passes=1) <= 1.3
+def test_double_buffering_a_compute_bound_kernel_gains_far_less():
+    assert chain_speedup(passes=40) <= 1.3  # the vector unit is busy either way
 
 
 @pytest.mark.parametrize(("cols", "rows_per_tile"), [(64, 4), (256, 2), (1024, 1)])

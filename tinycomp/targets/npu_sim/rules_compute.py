@@ -115,9 +115,9 @@ def run_vector(op: Operation, operands: list[Any], interp: Any) -> list[Any]:
     cycles = (
         preset.vector_startup_cycles + op.repeat * preset.vector_cycles_per_repeat[op.cost_kind]
     )
-    accesses = tuple(
+    accesses = tuple(  # the sources first: a missing flag is reported as the read it is
         element_access(core, m, p, i == 0, op.repeat)
-        for i, (m, p) in enumerate(zip(memrefs, positions, strict=True))
+        for i, (m, p) in reversed(list(enumerate(zip(memrefs, positions, strict=True))))
     )
     detail = f"{op.repeat} repeat{'s' if op.repeat > 1 else ''}, mask {mask}"
     core.record(op, "vector", short, cycles=float(cycles), accesses=accesses, detail=detail)

@@ -15,8 +15,9 @@ the machine (hardware notes, section 6):
    sharing the L2 and the HBM with every other DMA moving at the same time
    (``fluid_hbm.py``; which lines hit the L2: ``l2_cache.py``); its bytes *land* its
    latency later. DMAs on one pipe so overlap their latencies, as a DMA engine keeps
-   requests in flight; a ``set_flag`` (or a barrier) on the pipe waits until all have
-   landed, so the flag's waiter sees the data;
+   requests in flight; a ``set_flag`` on the pipe goes out in order but *fires* only
+   when every DMA before it has landed, so its waiter sees the data (a barrier waits
+   for the landing too);
 4. as each instruction starts, its clock is checked against what earlier instructions
    accessed (``hazards.py``): a hazard, a flag set twice, an event id out of range are
    errors that name both ops, their pipes and the missing flag;
@@ -47,8 +48,9 @@ from tinycomp.targets.npu_sim.timeline import Span, Timeline
 __all__ = ["Schedule", "schedule"]
 
 Clock = dict[tuple[str, str], int]
-LANDED = ("set", "cross_set", "barrier")
-"""Instructions that run only once every DMA before them on their pipe has landed."""
+LANDED = ("barrier",)
+"""Instructions that run only once every DMA before them on their pipe has landed (a
+flag does not hold its pipe: it fires when those DMAs have landed)."""
 
 
 @dataclass
@@ -96,13 +98,14 @@ class _Scheduler:
         ]
         self.by_name = {core.context.name: core for core in self.cores}
         self.events: list = []
+        self.wakeups: set[tuple[int, str, float]] = set()
         self.sequence = count()
         self.spans: list[Span] = []
         self.hazards = HazardLog()
         self.flags: dict[tuple, tuple[float, Clock, Instruction]] = {}
         self.flag_waiters: dict[tuple, tuple[_Core, str]] = {}
-        self.cross_counts: dict[tuple, list[Clock]] = defaultdict(list)
-        self.cross_sets: dict[tuple, list[Clock]] = defaultdict(list)
+        self.cross_counts: dict[tuple, list[tuple[float, Clock]]] = defaultdict(list)
+        self.cross_sets: dict[tuple, list[tuple[float, Clock]]] = defaultdict(list)
         self.cross_waits: dict[tuple, int] = defaultdict(int)
         self.cross_waiters: dict[tuple, tuple[_Core, str]] = {}
         self.hbm = FluidHbm(preset.hbm_bytes_per_cycle, preset.l2_bytes_per_cycle)
@@ -116,6 +119,11 @@ class _Scheduler:
 
     # -- the event loop ------------------------------------------------------------------
     def push(self, time: float, kind: str, *payload: object) -> None:
+        if kind == "pipe":  # one wake-up of a pipe at a time is enough
+            key = (id(payload[0]), payload[1], time)
+            if key in self.wakeups:
+                return
+            self.wakeups.add(key)
         heapq.heappush(self.events, (time, next(self.sequence), kind, payload))
 
     def run(self) -> Schedule:
@@ -124,6 +132,7 @@ class _Scheduler:
         while self.events:
             time, _, kind, payload = heapq.heappop(self.events)
             if kind == "pipe":
+                self.wakeups.discard((id(payload[0]), payload[1], time))
                 self.try_start(payload[0], payload[1], time)
             elif kind == "finish":
                 self.finish(payload[0], payload[1], payload[2], payload[3], time)
@@ -257,7 +266,9 @@ class _Scheduler:
             pipe.landed_at = max(pipe.landed_at, landed)
             self.last_landing = max(self.last_landing, landed)
             detail = f"{detail}; lands at cycle {landed:.0f}"
-        if instruction.kind not in ("wait", "cross_wait", "barrier") or now > started:
+        if instruction.kind in ("set", "cross_set"):
+            pass  # recorded when it fires (raise_flag)
+        elif instruction.kind not in ("wait", "cross_wait", "barrier") or now > started:
             self.spans.append(
                 Span(core.context.name, name, instruction.label, span_kind, started, now,
                      instruction.line, detail)
@@ -309,25 +320,38 @@ class _Scheduler:
     def may_pass(self, core: _Core, name: str, instruction: Instruction, now: float) -> bool:
         if instruction.kind == "wait":
             key = self.flag_key(core, instruction)
-            if key in self.flags:
+            if key in self.flags and self.flags[key][0] <= now:
                 return True
+            if key in self.flags:  # set, but it fires when its pipe's DMAs have landed
+                self.push(self.flags[key][0], "pipe", core, name)
             self.flag_waiters[key] = (core, name)
             return False
         if instruction.kind == "barrier":
             if instruction.flag[0] != "ALL":
                 return True
-            return all(not p.busy and not p.queue for n, p in core.pipes.items() if n != "S")
+            others = [p for n, p in core.pipes.items() if n != "S"]
+            if any(p.busy or p.queue for p in others):
+                return False  # the pipe's finish wakes S again
+            landed = max((p.landed_at for p in others), default=0.0)
+            if landed > now:  # idle, but a DMA's bytes are still on their way
+                self.push(landed, "pipe", core, name)
+                return False
+            return True
         flag, mode = instruction.flag
         me = core.context.name
         if mode == 2:
-            ready = bool(self.cross_counts[(me, flag)])
+            sets, needed = self.cross_counts[(me, flag)], 1
         else:
             scope = self.scopes[(mode, me)]
             needed = (self.cross_waits[(me, flag, mode)] + 1) * len(scope)
-            ready = len(self.cross_sets[(mode, tuple(scope), flag)]) >= needed
-        if not ready:
-            self.cross_waiters[(me, flag)] = (core, name)
-        return ready
+            sets = self.cross_sets[(mode, tuple(scope), flag)]
+        fired = sorted(fire for fire, _ in sets)
+        if len(fired) >= needed and fired[needed - 1] <= now:
+            return True
+        if len(fired) >= needed:
+            self.push(fired[needed - 1], "pipe", core, name)
+        self.cross_waiters[(me, flag)] = (core, name)
+        return False
 
     def passed(self, core: _Core, name: str, instruction: Instruction, now: float) -> None:
         """A wait that may pass takes its flag and the setter's clock; its span shows how
@@ -353,16 +377,22 @@ class _Scheduler:
         else:
             flag, mode = instruction.flag
             if mode == 2:
-                merge(pipe.clock, self.cross_counts[(me, flag)].pop(0))
+                merge(pipe.clock, self.cross_counts[(me, flag)].pop(0)[1])
             else:
                 scope = tuple(self.scopes[(mode, me)])
-                for clock in self.cross_sets[(mode, scope, flag)]:
+                for _, clock in self.cross_sets[(mode, scope, flag)]:
                     merge(pipe.clock, clock)
                 self.cross_waits[(me, flag, mode)] += 1
 
     def raise_flag(self, core: _Core, name: str, instruction: Instruction, now: float) -> None:
+        """A set goes out at ``now`` and fires once the pipe's DMAs have landed."""
         pipe = core.pipes[name]
         me = core.context.name
+        fire = max(now, pipe.landed_at)
+        self.spans.append(
+            Span(me, name, instruction.label, "flag", fire, fire, instruction.line,
+                 "" if fire == now else f"issued at cycle {now:.0f}")
+        )  # fmt: skip
         if instruction.kind == "set":
             key = self.flag_key(core, instruction)
             if key in self.flags and self.sanitize:
@@ -373,22 +403,22 @@ class _Scheduler:
                     f"set_flag {src}->{dst} event {event} is set again before a wait_flag "
                     f"took the set of {op_text(earlier.op)}: each set needs its wait first",
                 )  # fmt: skip
-            self.flags[key] = (now, dict(pipe.clock), instruction)
+            self.flags[key] = (fire, dict(pipe.clock), instruction)
             waiter = self.flag_waiters.pop(key, None)
             if waiter is not None:
-                self.push(now, "pipe", waiter[0], waiter[1])
+                self.push(fire, "pipe", waiter[0], waiter[1])
             return
         flag, mode = instruction.flag
         targets = self.scopes[(mode, me)]
         if mode == 2:
             for target in targets:
-                self.cross_counts[(target, flag)].append(dict(pipe.clock))
+                self.cross_counts[(target, flag)].append((fire, dict(pipe.clock)))
         else:
-            self.cross_sets[(mode, tuple(targets), flag)].append(dict(pipe.clock))
+            self.cross_sets[(mode, tuple(targets), flag)].append((fire, dict(pipe.clock)))
         for target in targets:
             waiter = self.cross_waiters.pop((target, flag), None)
             if waiter is not None:
-                self.push(now, "pipe", waiter[0], waiter[1])
+                self.push(fire, "pipe", waiter[0], waiter[1])
 
     # -- the sanitizer ------------------------------------------------------------------------
     def check_hazards(self, instruction: Instruction, agent: tuple[str, str], clock: Clock) -> None:
@@ -460,7 +490,8 @@ def hazard_error(
     core, pipe = agent
     other_core, other_pipe = earlier_agent
     low, high = access.hull
-    region = "/".join(access.region)
+    where, name = access.region
+    region = f"GM array {name}" if where == "GM" else f"{name} of {where}"
     verb = "writes" if access.write else "reads"
     other_verb = "writes" if any(a.write for a in earlier.accesses if a.region == access.region) \
         else "reads"  # fmt: skip

@@ -16,7 +16,7 @@ are attributes::
 scalar unit until every pipe is idle.
 
 **Between cores.** ``cross_core_set`` / ``cross_core_wait`` are counting semaphores on
-flags 0-10 (at most 15 pending sets on one): a set adds one to the flag's counter of the
+flags 0-10 (at most 16 pending sets on one): a set adds one to the flag's counter of the
 cores it reaches, a wait takes one, holding its pipe until the counter is positive.
 ``mode`` says which cores a set reaches (Ascend C's ``CrossCoreSetFlag<mode, pipe>``):
 0, every core of the same kind in the launch, each waiting until all of them have set

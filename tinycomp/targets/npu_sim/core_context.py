@@ -55,6 +55,8 @@ class CoreContext:
     """``id(buffer)`` of each GM array -> its argument's name."""
     cross_core: Any = None
     """The launch's cross-core flags (``cross_core.py``), shared by all cores."""
+    pending_sets: dict[tuple, Operation] = field(default_factory=dict)
+    """In program order: the in-core flags set and not yet waited on."""
 
     @classmethod
     def make(

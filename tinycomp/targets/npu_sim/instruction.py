@@ -39,12 +39,12 @@ class Access:
     count: int
     stride: int
     write: bool
+    hull: tuple[int, int] = field(init=False, compare=False)
+    """``[low, high)``: the bytes from the first run's start to the last run's end."""
 
-    @property
-    def hull(self) -> tuple[int, int]:
-        """``[low, high)``: the bytes from the first run's start to the last run's end."""
+    def __post_init__(self) -> None:
         last = self.start + (self.count - 1) * self.stride
-        return (min(self.start, last), max(self.start, last) + self.length)
+        object.__setattr__(self, "hull", (min(self.start, last), max(self.start, last) + self.length))
 
 
 def overlaps(a: Access, b: Access) -> bool:

@@ -73,22 +73,37 @@ def _wrong_core(op: Operation, core: CoreContext, wanted: str) -> None:
         )  # fmt: skip
 
 
+def _vector_plan(op: VectorOp, core: CoreContext) -> tuple:
+    """What does not change between runs of ``op``: each operand's element positions
+    from its offset, the cost, the detail (kept per core in the interpreter's cache)."""
+    count = len(op.buffers)
+    relative = [_positions(op, i, 0, op.mask) for i in range(count)]
+    preset = core.preset
+    cycles = preset.vector_startup_cycles
+    cycles += op.repeat * preset.vector_cycles_per_repeat[op.cost_kind]
+    detail = f"{op.repeat} repeat{'s' if op.repeat > 1 else ''}, mask {op.mask}"
+    return count, relative, float(cycles), detail
+
+
 def run_vector(op: Operation, operands: list[Any], interp: Any) -> list[Any]:
     """Any vector instruction (module docstring)."""
     assert isinstance(op, VectorOp)
     core: CoreContext = interp.core
-    _wrong_core(op, core, "aiv")
-    count = len(op.buffers)
+    plan = interp.cache.get(op)
+    if plan is None:
+        _wrong_core(op, core, "aiv")
+        mask, limit = op.mask, core.preset.max_repeats
+        if not 1 <= op.repeat <= limit or not 1 <= mask <= op.elements_per_repeat:
+            raise sanitizer_error(
+                "repeat", op, core.name,
+                f"repeat {op.repeat} and mask {mask}: an instruction runs 1 to {limit} "
+                f"repeats of 1 to {op.elements_per_repeat} elements",
+            )  # fmt: skip
+        plan = interp.cache[op] = _vector_plan(op, core)
+    count, relative, cycles, detail = plan
     memrefs: list[MemRefValue] = operands[:count]
-    offsets = [int(v) for v in operands[count : 2 * count]]
-    mask = op.mask
-    if not 1 <= op.repeat <= core.preset.max_repeats or not 1 <= mask <= op.elements_per_repeat:
-        raise sanitizer_error(
-            "repeat", op, core.name,
-            f"repeat {op.repeat} and mask {mask}: an instruction runs 1 to "
-            f"{core.preset.max_repeats} repeats of 1 to {op.elements_per_repeat} elements",
-        )  # fmt: skip
-    positions = [_positions(op, i, offsets[i], mask) for i in range(count)]
+    positions = [rel + int(offset) for rel, offset in zip(relative, operands[count : 2 * count],
+                                                            strict=True)]  # fmt: skip
     names = ["the destination"] + [f"source #{i}" for i in range(count - 1)]
     for memref, where, what in zip(memrefs, positions, names, strict=True):
         check_positions(op, core, memref, where, what)
@@ -107,20 +122,15 @@ def run_vector(op: Operation, operands: list[Any], interp: Any) -> list[Any]:
     elif short == "vconv":
         result = sources[0].astype(np.float32).astype(out.dtype)
     else:  # vreduce
-        reduced = REDUCE_MATH[op.kind](sources[0].astype(np.float32), axis=1, keepdims=True)
-        result = reduced
+        result = REDUCE_MATH[op.kind](sources[0].astype(np.float32), axis=1, keepdims=True)
     out.buffer.data[positions[0]] = np.asarray(result).astype(out.dtype)
     mark_and_check(op, core, out, positions[0], True, "the destination")
-    preset = core.preset
-    cycles = (
-        preset.vector_startup_cycles + op.repeat * preset.vector_cycles_per_repeat[op.cost_kind]
-    )
+    repeat = op.repeat
     accesses = tuple(  # the sources first: a missing flag is reported as the read it is
-        element_access(core, m, p, i == 0, op.repeat)
+        element_access(core, m, p, i == 0, repeat)
         for i, (m, p) in reversed(list(enumerate(zip(memrefs, positions, strict=True))))
     )
-    detail = f"{op.repeat} repeat{'s' if op.repeat > 1 else ''}, mask {mask}"
-    core.record(op, "vector", short, cycles=float(cycles), accesses=accesses, detail=detail)
+    core.record(op, "vector", short, cycles=cycles, accesses=accesses, detail=detail)
     return []
 
 

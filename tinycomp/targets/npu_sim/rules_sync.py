@@ -53,7 +53,18 @@ def run_flag(op: Operation, operands: list[Any], interp: Any) -> list[Any]:
         )  # fmt: skip
     verb = "set_flag" if op.name == "npu.set_flag" else "wait_flag"
     kind = "set" if verb == "set_flag" else "wait"
-    core.record(op, kind, f"{verb} {op.src}->{op.dst} #{event}", flag=(op.src, op.dst, event))
+    key = (op.src, op.dst, event)
+    if kind == "wait":
+        core.pending_sets.pop(key, None)
+    elif key in core.pending_sets:  # in program order: the schedule checks it in time too
+        raise sanitizer_error(
+            "event", op, core.name,
+            f"set_flag {op.src}->{op.dst} event {event} is set again before a wait_flag took "
+            f"the set of {op_text(core.pending_sets[key])}: each set needs its wait first",
+        )  # fmt: skip
+    else:
+        core.pending_sets[key] = op
+    core.record(op, kind, f"{verb} {op.src}->{op.dst} #{event}", flag=key)
     return []
 
 

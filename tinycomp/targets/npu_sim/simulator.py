@@ -145,7 +145,7 @@ def _cores(preset: NpuPreset, kernel_type: str, block_num: int) -> list[CoreCont
     if not 1 <= block_num <= limit:
         unit = "vector cores" if kernel_type == "aiv" else "AI cores"
         raise NpuLaunchError(
-            f"block_num {block_num}: a {kernel_type} kernel on {preset.name} runs 1 to "
+            f"block_num {block_num}: a kernel of type {kernel_type} on {preset.name} runs 1 to "
             f"{limit} blocks (one per {unit[:-1]}); fold more work into a loop per block"
         )
     cores: list[CoreContext] = []
@@ -183,7 +183,7 @@ def _arguments(func: Operation, args: Sequence[Any]) -> tuple[list[Any], list[tu
         if isinstance(arg_type, MemRefType):
             if not isinstance(value, np.ndarray):
                 raise NpuArgumentError(
-                    f"{what}: expected a numpy array, got {type(value).__name__}"
+                    f"{what}: expected a numpy array, got {type(value).__name__}; {UNCHANGED}"
                 )
             length = arg_type.shape[0]
             copy = np.array(value, copy=True).reshape(-1)
@@ -228,7 +228,7 @@ def simulate(
         op.name.startswith("npu.cross_core") for func in funcs.values() for op in func.walk()
     )
     turns = Turns([core.name for core in cores]) if uses_cross_core else None
-    flags = CrossCoreFlags(turns, scopes_of(cores), chip.max_pending_cross_core_sets - 1)
+    flags = CrossCoreFlags(turns, scopes_of(cores), chip.max_pending_cross_core_sets)
 
     def run_core(core: CoreContext) -> None:
         core.gm_names = gm_names

@@ -279,9 +279,7 @@ def pipe_waits(source: NpuLaunchResult | Timeline, core: str | None = None) -> l
         times[key] += 1
         if span.line is not None:
             lines[key].add(span.line)
-    waits = [
-        PipeWait(*key, cycles[key], times[key], tuple(sorted(lines[key]))) for key in cycles
-    ]
+    waits = [PipeWait(*key, cycles[key], times[key], tuple(sorted(lines[key]))) for key in cycles]
     return sorted(waits, key=lambda wait: -wait.cycles)
 
 
@@ -362,7 +360,7 @@ def _hint(result: NpuLaunchResult, core: str, wait: PipeWait | None) -> str:
         return overlapped
     if wait.flag.startswith("pipe_barrier"):
         return (
-            f"{overlapped}: a pipe_barrier(\"ALL\") holds the scalar unit until every pipe is "
+            f'{overlapped}: a pipe_barrier("ALL") holds the scalar unit until every pipe is '
             "idle and every DMA has landed, so no step overlaps another; order only the two "
             "pipes that share a buffer, with a set_flag / wait_flag pair"
         )
@@ -461,9 +459,7 @@ def _describe_block(ids: np.ndarray, columns: int, name: str) -> str:
         and (ids.reshape(M0, M0) == (r0 + np.arange(M0))[:, None] * columns + c0
              + np.arange(M0)).all()
     )  # fmt: skip
-    span = (
-        f"{name} panel rows {r0}-{int(rows.max())}, columns {c0}-{int(cols.max())}"
-    )
+    span = f"{name} panel rows {r0}-{int(rows.max())}, columns {c0}-{int(cols.max())}"
     return span if whole else f"elements of {span} (not one whole fractal, in order)"
 
 

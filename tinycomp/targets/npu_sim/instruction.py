@@ -44,7 +44,8 @@ class Access:
 
     def __post_init__(self) -> None:
         last = self.start + (self.count - 1) * self.stride
-        object.__setattr__(self, "hull", (min(self.start, last), max(self.start, last) + self.length))
+        hull = (min(self.start, last), max(self.start, last) + self.length)
+        object.__setattr__(self, "hull", hull)
 
 
 def overlaps(a: Access, b: Access) -> bool:

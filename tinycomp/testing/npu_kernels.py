@@ -6,15 +6,16 @@ checks and the benchmarks run these.
 * ``vector_chain``: the same shape of kernel with ``passes`` vector ops a tile, to
   balance (or not) the copies against the compute when double buffering;
 * ``softmax_rows``: a softmax over each row of a ``rows x cols`` f32 matrix, rows
-  split over the blocks, ``rows_per_tile`` rows a tile: reductions, the V -> S flag a
-  scalar read needs, vector-scalar ops;
+  dealt out over the blocks, ``rows_per_tile`` rows a tile: reductions, the V -> S flag
+  a scalar read needs, vector-scalar ops;
 * ``cube_matmul``: ``C = A @ B`` (f16 in; f32 or f16 out) on the cube cores, 128 x 256
   tiles of C (the whole L0C in f32), GM -> L1 in NZ 256 deep, L1 -> L0A / L0B 64 deep
   at a time, ``mmad`` accumulating in L0C, FixPipe out (converting to ``c``'s type);
   L1 and L0 double-buffered.
 
-Each kernel divides its work evenly: the shapes must be multiples of the tiles (and
-of the blocks), which ``ValueError`` says otherwise.
+The streaming kernels and the matmul divide their work evenly: the shapes must be
+multiples of the tiles (and of the blocks), as ``ValueError`` says otherwise;
+``softmax_rows`` takes any number of rows.
 
 >>> import numpy as np
 >>> from tinycomp import npu
@@ -98,34 +99,37 @@ def vector_chain(x, y, tile, buffer_num, passes):
 @npu.kernel
 def softmax_rows(x, y, rows_per_tile, buffer_num):
     """``y = softmax(x, axis=-1)`` for an f32 ``rows x cols`` matrix (``cols`` a
-    multiple of 64), ``rows_per_tile`` rows a tile."""
+    multiple of 64): the rows dealt out as evenly as they go (the first ``rows %
+    blocks`` blocks take one more), ``rows_per_tile`` rows a tile, the rest one by one."""
     rows, cols = x.shape
     _check(cols % 64 == 0, f"softmax_rows: cols must be a multiple of 64, got {cols}")
-    tile = rows_per_tile * cols
-    rows_per_core = rows // npu.block_num()
+    block, blocks = npu.block_idx(), npu.block_num()
+    share, extra = rows // blocks, rows % blocks
+    first_row = block * share + npu.minimum(block, extra)
+    my_rows = share + npu.minimum(extra - npu.minimum(block, extra), 1)
     pipe = npu.TPipe()
     in_x, out_y = npu.TQue(npu.VECIN), npu.TQue(npu.VECOUT)
-    pipe.init_buffer(in_x, buffer_num, tile * 4)
-    pipe.init_buffer(out_y, buffer_num, tile * 4)
+    pipe.init_buffer(in_x, buffer_num, rows_per_tile * cols * 4)
+    pipe.init_buffer(out_y, buffer_num, rows_per_tile * cols * 4)
     scratch = npu.TBuf()
     pipe.init_buffer(scratch, 4 * (cols + 64))
     work = scratch.get(np.float32)
     to_scalar = pipe.alloc_event("V", "S")
-    start = npu.block_idx() * rows_per_core * cols
-    for i in npu.range(rows_per_core // rows_per_tile):
-        offset = start + i * tile
+
+    def tile(row, count):
+        offset = row * cols
         x_tile = in_x.alloc_tensor(np.float32)
-        npu.data_copy(x_tile, x[offset], tile)
+        npu.data_copy(x_tile, x[offset], count * cols)
         in_x.enque(x_tile)
         x_tile = in_x.deque()
         y_tile = out_y.alloc_tensor(np.float32)
-        for r in range(rows_per_tile):
-            row, out = x_tile[r * cols], y_tile[r * cols]
-            npu.reduce_max(work, row, work[64], cols)
+        for r in range(count):
+            line, out = x_tile[r * cols], y_tile[r * cols]
+            npu.reduce_max(work, line, work[64], cols)
             npu.set_flag("V", "S", to_scalar)
             npu.wait_flag("V", "S", to_scalar)
             largest = work.get_value(0)
-            npu.adds(out, row, largest * -1.0, cols)
+            npu.adds(out, line, largest * -1.0, cols)
             npu.exp(out, out, cols)
             npu.reduce_sum(work, out, work[64], cols)
             npu.set_flag("V", "S", to_scalar)
@@ -135,8 +139,14 @@ def softmax_rows(x, y, rows_per_tile, buffer_num):
         out_y.enque(y_tile)
         in_x.free_tensor(x_tile)
         y_tile = out_y.deque()
-        npu.data_copy(y[offset], y_tile, tile)
+        npu.data_copy(y[offset], y_tile, count * cols)
         out_y.free_tensor(y_tile)
+
+    full = my_rows // rows_per_tile
+    for i in npu.range(full):
+        tile(first_row + i * rows_per_tile, rows_per_tile)
+    for j in npu.range(my_rows - full * rows_per_tile):
+        tile(first_row + full * rows_per_tile + j, 1)
 
 
 CUBE_M, CUBE_N, L1_K, L0_K = 128, 256, 256, 64

@@ -116,6 +116,9 @@ class Scalar:
     def __mod__(self, other: Any) -> Any:
         return binary("%", self, other)
 
+    def __rmod__(self, other: Any) -> Any:
+        return binary("%", other, self)
+
     def __truediv__(self, other: Any) -> Any:
         return binary("/", self, other)
 

@@ -23,12 +23,12 @@ from tinycomp.ir.errors import VerifyError
 from tinycomp.ir.memory_effect import MEMORY
 from tinycomp.ir.registry import registered_op_classes
 
-UB = "memref<1024xf16, #npu.space<ub>>"
-UB32 = "memref<512xf32, #npu.space<ub>>"
-L1 = "memref<4096xf16, #npu.space<l1>>"
-L0A = "memref<1024xf16, #npu.space<l0a>>"
-L0B = "memref<1024xf16, #npu.space<l0b>>"
-L0C = "memref<1024xf32, #npu.space<l0c>>"
+UB = 'memref<1024xf16, "ub">'
+UB32 = 'memref<512xf32, "ub">'
+L1 = 'memref<4096xf16, "l1">'
+L0A = 'memref<1024xf16, "l0a">'
+L0B = 'memref<1024xf16, "l0b">'
+L0C = 'memref<1024xf32, "l0c">'
 GM = "memref<4096xf16>"
 GM32 = "memref<4096xf32>"
 
@@ -216,23 +216,23 @@ def test_sync_ops_run_on_the_pipe_they_name(text, pipe):
 # -- the verifier ------------------------------------------------------------------------------
 ERROR_HEAD = """func.func @f(%x: memref<4096xf16>, %x32: memref<4096xf32>, %e: index, %i: i32,
              %h: f16, %s: f32) {
-  %ub = "npu.alloc"() {offset = 0 : i64} : () -> memref<1024xf16, #npu.space<ub>>
-  %ub32 = "npu.alloc"() {offset = 4096 : i64} : () -> memref<512xf32, #npu.space<ub>>
-  %l1 = "npu.alloc"() {offset = 0 : i64} : () -> memref<4096xf16, #npu.space<l1>>
-  %a = "npu.alloc"() {offset = 0 : i64} : () -> memref<1024xf16, #npu.space<l0a>>
-  %a32 = "npu.alloc"() {offset = 0 : i64} : () -> memref<512xf32, #npu.space<l0a>>
-  %b = "npu.alloc"() {offset = 0 : i64} : () -> memref<1024xf16, #npu.space<l0b>>
-  %c = "npu.alloc"() {offset = 0 : i64} : () -> memref<1024xf32, #npu.space<l0c>>
-  %c16 = "npu.alloc"() {offset = 0 : i64} : () -> memref<1024xf16, #npu.space<l0c>>
+  %ub = "npu.alloc"() {offset = 0 : i64} : () -> memref<1024xf16, "ub">
+  %ub32 = "npu.alloc"() {offset = 4096 : i64} : () -> memref<512xf32, "ub">
+  %l1 = "npu.alloc"() {offset = 0 : i64} : () -> memref<4096xf16, "l1">
+  %a = "npu.alloc"() {offset = 0 : i64} : () -> memref<1024xf16, "l0a">
+  %a32 = "npu.alloc"() {offset = 0 : i64} : () -> memref<512xf32, "l0a">
+  %b = "npu.alloc"() {offset = 0 : i64} : () -> memref<1024xf16, "l0b">
+  %c = "npu.alloc"() {offset = 0 : i64} : () -> memref<1024xf32, "l0c">
+  %c16 = "npu.alloc"() {offset = 0 : i64} : () -> memref<1024xf16, "l0c">
 """
 BAD_LINE = ERROR_HEAD.count("\n") + 1
-U = "memref<1024xf16, #npu.space<ub>>"
-U32 = "memref<512xf32, #npu.space<ub>>"
+U = 'memref<1024xf16, "ub">'
+U32 = 'memref<512xf32, "ub">'
 
 BAD_OPS = {
     "vector op writing L1": (
         '"npu.vadd"(%l1, %ub, %ub, %e, %e, %e) {repeat = 1 : i64} : '
-        f"(memref<4096xf16, #npu.space<l1>>, {U}, {U}, index, index, index) -> ()",
+        f'(memref<4096xf16, "l1">, {U}, {U}, index, index, index) -> ()',
         "'npu.vadd' at line {line}: expected the destination in UB, got one in L1",
     ),
     "vector op reading GM": (
@@ -242,7 +242,7 @@ BAD_OPS = {
     ),
     "vector op reading L0A": (
         f'"npu.vexp"(%ub, %a, %e, %e) {{repeat = 1 : i64}} : ({U}, '
-        "memref<1024xf16, #npu.space<l0a>>, index, index) -> ()",
+        'memref<1024xf16, "l0a">, index, index) -> ()',
         "expected source #0 in UB, got one in L0A",
     ),
     "repeat 0": (
@@ -304,31 +304,31 @@ BAD_OPS = {
     ),
     "mmad with f32 A": (
         '"npu.mmad"(%c, %a32, %b, %e, %e, %e) {m = 16 : i64, k = 16 : i64, n = 16 : i64} : '
-        "(memref<1024xf32, #npu.space<l0c>>, memref<512xf32, #npu.space<l0a>>, "
-        "memref<1024xf16, #npu.space<l0b>>, index, index, index) -> ()",
+        '(memref<1024xf32, "l0c">, memref<512xf32, "l0a">, '
+        'memref<1024xf16, "l0b">, index, index, index) -> ()',
         "'npu.mmad' at line {line}: expected A and B both f16 or both bf16, got f32 and f16",
     ),
     "mmad with f16 C": (
         '"npu.mmad"(%c16, %a, %b, %e, %e, %e) {m = 16 : i64, k = 16 : i64, n = 16 : i64} : '
-        "(memref<1024xf16, #npu.space<l0c>>, memref<1024xf16, #npu.space<l0a>>, "
-        "memref<1024xf16, #npu.space<l0b>>, index, index, index) -> ()",
+        '(memref<1024xf16, "l0c">, memref<1024xf16, "l0a">, '
+        'memref<1024xf16, "l0b">, index, index, index) -> ()',
         "expected C to accumulate in f32, got f16",
     ),
     "mmad with A and B swapped": (
         '"npu.mmad"(%c, %b, %a, %e, %e, %e) {m = 16 : i64, k = 16 : i64, n = 16 : i64} : '
-        "(memref<1024xf32, #npu.space<l0c>>, memref<1024xf16, #npu.space<l0b>>, "
-        "memref<1024xf16, #npu.space<l0a>>, index, index, index) -> ()",
+        '(memref<1024xf32, "l0c">, memref<1024xf16, "l0b">, '
+        'memref<1024xf16, "l0a">, index, index, index) -> ()',
         "expected A in L0A, got one in L0B",
     ),
     "mmad with k = 0": (
         '"npu.mmad"(%c, %a, %b, %e, %e, %e) {m = 16 : i64, k = 0 : i64, n = 16 : i64} : '
-        "(memref<1024xf32, #npu.space<l0c>>, memref<1024xf16, #npu.space<l0a>>, "
-        "memref<1024xf16, #npu.space<l0b>>, index, index, index) -> ()",
+        '(memref<1024xf32, "l0c">, memref<1024xf16, "l0a">, '
+        'memref<1024xf16, "l0b">, index, index, index) -> ()',
         "expected m, k and n >= 1, got (16, 0, 16)",
     ),
     "copy UB -> L1": (
         f'"npu.copy"(%ub, %l1, %e, %e) {{burst_len = 16 : i64}} : ({U}, '
-        "memref<4096xf16, #npu.space<l1>>, index, index) -> ()",
+        'memref<4096xf16, "l1">, index, index) -> ()',
         "'npu.copy' at line {line}: no data path UB->L1 on an AI core (the paths: GM->L1, "
         "GM->L0A, GM->L0B, GM->UB, L1->L0A, L1->L0B, UB->GM, L0C->GM, L0C->L1)",
     ),
@@ -339,7 +339,7 @@ BAD_OPS = {
     ),
     "copy L1 -> GM": (
         '"npu.copy"(%l1, %x, %e, %e) {burst_len = 16 : i64} : (memref<4096xf16, '
-        "#npu.space<l1>>, memref<4096xf16>, index, index) -> ()",
+        '"l1">, memref<4096xf16>, index, index) -> ()',
         "no data path L1->GM on an AI core",
     ),
     "nd2nz into UB": (
@@ -407,11 +407,11 @@ BAD_OPS = {
         "expected a memref in an on-chip npu space, got memref<64xf16>",
     ),
     "alloc of a matrix": (
-        '%g = "npu.alloc"() {offset = 0 : i64} : () -> memref<8x8xf16, #npu.space<ub>>',
-        "expected a 1-D buffer of a static length, got memref<8x8xf16, #npu.space<ub>>",
+        '%g = "npu.alloc"() {offset = 0 : i64} : () -> memref<8x8xf16, "ub">',
+        'expected a 1-D buffer of a static length, got memref<8x8xf16, "ub">',
     ),
     "alloc at a negative offset": (
-        '%g = "npu.alloc"() {offset = -32 : i64} : () -> memref<64xf16, #npu.space<ub>>',
+        '%g = "npu.alloc"() {offset = -32 : i64} : () -> memref<64xf16, "ub">',
         "expected an offset >= 0, got -32",
     ),
     "get_value of the wrong type": (
@@ -458,7 +458,7 @@ def test_the_error_head_alone_verifies():
         (f'"npu.vconv"(%ub32, %ub, %e, %e) {{repeat = 1 : i64, mask = 64 : i64}} : ({U32}, '
          f"{U}, index, index) -> ()", True),
         ('"npu.copy"(%c, %x, %e, %e) {burst_len = 16 : i64, layout = "nz2nd"} : (memref<1024xf32, '
-         "#npu.space<l0c>>, memref<4096xf16>, index, index) -> ()", True),
+         "\"l0c\">, memref<4096xf16>, index, index) -> ()", True),
     ],
 )  # fmt: skip
 def test_the_limits_themselves_verify(text, fine):

@@ -91,7 +91,7 @@ class KernelText:
     # -- ops -----------------------------------------------------------------------------------
     def alloc(self, space: str, length: int, dtype: str, offset: int = 0) -> str:
         name = self.fresh(space.lower())
-        memref = f"memref<{length}x{dtype}, #npu.space<{space.lower()}>>"
+        memref = f'memref<{length}x{dtype}, "{space.lower()}">'
         self.emit(f'%{name} = "npu.alloc"() {{offset = {offset} : i64}} : () -> {memref}')
         self.types[name] = memref
         return name

@@ -76,7 +76,7 @@ def vector_kernel(*, synced: bool, copy_len: int = 256) -> tuple[KernelText, dic
 def test_overflow_names_the_space_its_size_and_the_excess():
     k = KernelText(ARGS)
     line = k.emit('%ub = "npu.alloc"() {offset = 196352 : i64} : () -> '
-                  "memref<256xf16, #npu.space<ub>>")  # fmt: skip
+                  "memref<256xf16, \"ub\">")  # fmt: skip
     error = failing(k, arrays())
     assert error.kind == "overflow"
     names(error, "npu.alloc", line, "AIV 0.0")

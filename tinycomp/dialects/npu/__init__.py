@@ -1,6 +1,7 @@
 """The npu dialect: tinycomp's own ops for a Da Vinci (Ascend) AI core, in MLIR's
 generic form. A kernel is a ``func.func`` whose GM arguments are plain memrefs; on-chip
-buffers are memrefs in ``#npu.space<...>``; every op names the pipe that runs it.
+buffers are memrefs in a string memory space (``memref<256xf16, "ub">``); every op names
+the pipe that runs it.
 
 * ``spaces.py``: the address spaces and pipes, the data paths;
 * ``core_ops.py``: ``npu.alloc``, ``block_idx`` / ``block_num`` / ``sub_block_idx`` /
@@ -19,9 +20,9 @@ the cube and the vector halves of one kernel separately.
 >>> module = parse('''
 ... func.func @k(%x: memref<256xf16>) attributes {npu.core = "aiv", npu.kernel_type = "aiv"} {
 ...   %c0 = arith.constant 0 : index
-...   %ub = "npu.alloc"() {offset = 0 : i64} : () -> memref<256xf16, #npu.space<ub>>
+...   %ub = "npu.alloc"() {offset = 0 : i64} : () -> memref<256xf16, "ub">
 ...   "npu.copy"(%x, %ub, %c0, %c0) {burst_len = 256 : i64}
-...       : (memref<256xf16>, memref<256xf16, #npu.space<ub>>, index, index) -> ()
+...       : (memref<256xf16>, memref<256xf16, "ub">, index, index) -> ()
 ...   return
 ... }''')
 >>> [op.execution_pipe() for op in module.body.first_op.entry_block.ops[1:3]]

@@ -13,15 +13,15 @@
 
 ::
 
-    %ub = "npu.alloc"() {offset = 0 : i64} : () -> memref<2048xf16, #npu.space<ub>>
+    %ub = "npu.alloc"() {offset = 0 : i64} : () -> memref<2048xf16, "ub">
     %b = "npu.block_idx"() : () -> index
-    %v = "npu.get_value"(%ub, %i) : (memref<2048xf16, #npu.space<ub>>, index) -> f16
+    %v = "npu.get_value"(%ub, %i) : (memref<2048xf16, "ub">, index) -> f16
 
 >>> from tinycomp.dialects.npu.spaces import space
 >>> from tinycomp.ir import MemRefType, f16
 >>> alloc = AllocOp.build(MemRefType((2048,), f16, memory_space=space("UB")), offset=4096)
 >>> print(alloc)
-%0 = "npu.alloc"() {offset = 4096 : i64} : () -> memref<2048xf16, #npu.space<ub>>
+%0 = "npu.alloc"() {offset = 4096 : i64} : () -> memref<2048xf16, "ub">
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ __all__ = [
 
 
 class AllocOp(NpuOp):
-    """``%b = "npu.alloc"() {offset = N : i64} : () -> memref<LxT, #npu.space<s>>``."""
+    """``%b = "npu.alloc"() {offset = N : i64} : () -> memref<LxT, "s">``."""
 
     name = "npu.alloc"
     num_operands = 0

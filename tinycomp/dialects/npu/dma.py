@@ -24,7 +24,7 @@ rows of a row-major block that lands in the NZ fractal layout, ``Nd2NzParams``) 
 ``"nz2nd"`` (an NZ block of L0C leaves as row-major rows)::
 
     "npu.copy"(%x, %x_ub, %off, %c0) {burst_len = 2048 : i64}
-        : (memref<8192xf16>, memref<2048xf16, #npu.space<ub>>, index, index) -> ()
+        : (memref<8192xf16>, memref<2048xf16, "ub">, index, index) -> ()
 
 >>> from tinycomp.dialects.npu.spaces import space
 >>> from tinycomp.ir import Block, MemRefType, f16, index

@@ -18,18 +18,18 @@
 ... func.func @double(%x: memref<256xf16>) attributes {npu.core = "aiv", npu.kernel_type = "aiv"} {
 ...   %c0 = arith.constant 0 : index
 ...   %e0 = arith.constant 0 : index
-...   %ub = "npu.alloc"() {offset = 0 : i64} : () -> memref<256xf16, #npu.space<ub>>
+...   %ub = "npu.alloc"() {offset = 0 : i64} : () -> memref<256xf16, "ub">
 ...   "npu.copy"(%x, %ub, %c0, %c0) {burst_len = 256 : i64}
-...       : (memref<256xf16>, memref<256xf16, #npu.space<ub>>, index, index) -> ()
+...       : (memref<256xf16>, memref<256xf16, "ub">, index, index) -> ()
 ...   "npu.set_flag"(%e0) {src = "MTE2", dst = "V"} : (index) -> ()
 ...   "npu.wait_flag"(%e0) {src = "MTE2", dst = "V"} : (index) -> ()
 ...   "npu.vadd"(%ub, %ub, %ub, %c0, %c0, %c0) {repeat = 2 : i64}
-...       : (memref<256xf16, #npu.space<ub>>, memref<256xf16, #npu.space<ub>>,
-...          memref<256xf16, #npu.space<ub>>, index, index, index) -> ()
+...       : (memref<256xf16, "ub">, memref<256xf16, "ub">,
+...          memref<256xf16, "ub">, index, index, index) -> ()
 ...   "npu.set_flag"(%e0) {src = "V", dst = "MTE3"} : (index) -> ()
 ...   "npu.wait_flag"(%e0) {src = "V", dst = "MTE3"} : (index) -> ()
 ...   "npu.copy"(%ub, %x, %c0, %c0) {burst_len = 256 : i64}
-...       : (memref<256xf16, #npu.space<ub>>, memref<256xf16>, index, index) -> ()
+...       : (memref<256xf16, "ub">, memref<256xf16>, index, index) -> ()
 ...   return
 ... }''')
 >>> x = np.arange(256, dtype=np.float16)

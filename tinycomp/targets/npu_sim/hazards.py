@@ -17,7 +17,8 @@ ThreadSanitizer), over *agents*, one per pipe of each core:
    one when they overlap, one of them writes, and the kept tick is not in the new
    instruction's clock;
 4. a kept access is dropped once a later access of the same bytes that follows it
-   (and writes, or both read) makes it redundant, so the record stays short.
+   (and writes, or both read) makes it redundant, so the record stays short; the kept
+   accesses are filed by the 4 KiB pages they span, and a check reads only its own.
 
 >>> from tinycomp.targets.npu_sim.instruction import Access
 >>> log = HazardLog()
@@ -41,6 +42,8 @@ from tinycomp.targets.npu_sim.instruction import Access, overlaps
 
 __all__ = ["HazardLog", "Kept"]
 
+PAGE = 4096
+"""Bytes of the pages the kept accesses are filed in."""
 Agent = tuple[str, str]
 Clock = dict[Agent, int]
 
@@ -61,39 +64,50 @@ def _contiguous(access: Access) -> bool:
 
 
 class HazardLog:
-    """The kept accesses of every region (module docstring)."""
+    """The kept accesses of every region (module docstring), filed in pages of
+    ``PAGE`` bytes by their hull, so a check looks only at the accesses near it."""
 
     def __init__(self) -> None:
-        self.kept: dict[tuple[str, ...], list[Kept]] = {}
+        self.pages: dict[tuple[str, ...], dict[int, list[Kept]]] = {}
 
     def find(self, access: Access, agent: Agent, clock: Clock) -> Kept | None:
         """A kept access ``access`` (by ``agent``, whose clock is ``clock``) conflicts
         with, or ``None``; drops the kept accesses it makes redundant (step 4)."""
-        kept = self.kept.get(access.region)
-        if not kept:
+        pages = self.pages.get(access.region)
+        if not pages:
             return None
         low, high = access.hull
         covers = _contiguous(access)
-        survivors: list[Kept] = []
         conflict: Kept | None = None
-        for entry in kept:
-            entry_low, entry_high = entry.access.hull
-            if entry_high <= low or high <= entry_low:
-                survivors.append(entry)
-                continue
-            ordered = entry.agent == agent or entry.tick <= clock.get(entry.agent, 0)
-            writes = entry.access.write or access.write
-            if not ordered and writes and conflict is None and overlaps(entry.access, access):
-                conflict = entry
-            redundant = (
-                ordered and covers and low <= entry_low and entry_high <= high
-                and (access.write or not entry.access.write)
-            )  # fmt: skip
-            if not redundant:
-                survivors.append(entry)
-        self.kept[access.region] = survivors
+        redundant: set[int] = set()
+        seen: set[int] = set()
+        for page in range(low // PAGE, (high - 1) // PAGE + 1):
+            for entry in pages.get(page, ()):
+                if id(entry) in seen:
+                    continue
+                seen.add(id(entry))
+                entry_low, entry_high = entry.access.hull
+                if entry_high <= low or high <= entry_low:
+                    continue
+                ordered = entry.agent == agent or entry.tick <= clock.get(entry.agent, 0)
+                writes = entry.access.write or access.write
+                if not ordered and writes and conflict is None and overlaps(entry.access, access):
+                    conflict = entry
+                if (
+                    ordered and covers and low <= entry_low and entry_high <= high
+                    and (access.write or not entry.access.write)
+                ):  # fmt: skip
+                    redundant.add(id(entry))
+        if redundant:
+            for page in range(low // PAGE, (high - 1) // PAGE + 1):
+                if page in pages:
+                    pages[page] = [e for e in pages[page] if id(e) not in redundant]
         return conflict
 
     def keep(self, access: Access, agent: Agent, tick: int, owner: Any) -> None:
         """Remember ``access`` for the checks of later instructions."""
-        self.kept.setdefault(access.region, []).append(Kept(access, agent, tick, owner))
+        entry = Kept(access, agent, tick, owner)
+        pages = self.pages.setdefault(access.region, {})
+        low, high = access.hull
+        for page in range(low // PAGE, (high - 1) // PAGE + 1):
+            pages.setdefault(page, []).append(entry)

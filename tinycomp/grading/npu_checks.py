@@ -13,8 +13,10 @@ what came back to these helpers. They speak the terms of an Ascend C programmer:
 * :func:`expect_flags_balanced`: every ``set_flag`` the kernel issued was waited for
   by the time it ended (the simulator does not ask this itself);
 * :func:`expect_cycles_at_most` and :func:`explain_over_budget`: the cycles against a
-  budget; over it, the critical pipe and its share, the pipe that waited most and on
-  which flag, and how much the copies overlapped the vector unit;
+  budget; over it, the critical pipe and its share, the longest wait of each pipe of its
+  core and on which flag (the pipe that waited most first), how long copies were in
+  flight while the vector unit worked, and what that suggests (a barrier, a copy-in
+  waiting for a copy-out, no double buffering);
 * :func:`dma_count`, :func:`pipe_waits`, :func:`overlap_cycles`: what those read from
   the timeline;
 * :func:`ub_bill`: the UB bytes the queues of a streaming kernel take, as a sentence;
@@ -76,12 +78,12 @@ COPY_PIPES = ("MTE2", "MTE3")
 """The pipes of a vector core that move data in and out of UB."""
 _EVENT = re.compile(r"\s+#\d+$")
 _FLAG = re.compile(r"wait_flag (?P<src>\w+)->(?P<dst>\w+)")
-_LANDS = re.compile(r"lands at cycle ([\d.]+)")
 
 MEANING = {
     "hazard": "two pipes touch the same bytes and no flag orders them (a flag is missing)",
     "deadlock": "the kernel deadlocks: a pipe waits for a flag that nothing sets",
-    "event": "a flag is set again before its wait took it, or its event id is out of range",
+    "event": "a flag is set again before its wait took it, is never waited on, or has an "
+    "event id out of range",
     "overflow": "the buffers do not fit the on-chip memory",
     "misaligned": "a DMA length or an on-chip address is not a multiple of 32 bytes",
     "out-of-bounds": "a copy or a vector op reaches past the end of its buffer",
@@ -213,8 +215,8 @@ def unbalanced_flags(result: NpuLaunchResult) -> list[str]:
         for (src, dst, event), extra in sorted(balance.items()):
             if extra > 0:
                 times = "once" if extra == 1 else f"{extra} times"
-                found.append(f"set_flag {src}->{dst} #{event} on {core.name} ({times} more than "
-                             "it was waited for)")  # fmt: skip
+                found.append(f"set_flag {src}->{dst} #{event} on {core.name}, set {times} more "
+                             "than it was waited for")  # fmt: skip
     return found
 
 
@@ -284,9 +286,8 @@ def pipe_waits(source: NpuLaunchResult | Timeline, core: str | None = None) -> l
 
 
 def _landing(span: Any) -> float:
-    """When a DMA's bytes land (its detail says so), else the span's end."""
-    match = _LANDS.search(span.detail)
-    return max(span.end, float(match[1])) if match else span.end
+    """When a DMA's bytes land, else the span's end."""
+    return span.end if span.landed is None else max(span.end, span.landed)
 
 
 def _intervals(timeline: Timeline, core: str, pipe: str, in_flight: bool) -> list[list[float]]:
@@ -315,7 +316,7 @@ def overlap_cycles(
 
     >>> from tinycomp.targets.npu_sim.timeline import Span, Timeline
     >>> timeline = Timeline(1.0, (
-    ...     Span("AIV 0.0", "MTE2", "copy GM->UB", "dma", 0.0, 64.0, detail="lands at cycle 564"),
+    ...     Span("AIV 0.0", "MTE2", "copy GM->UB", "dma", 0.0, 64.0, landed=564.0),
     ...     Span("AIV 0.0", "V", "vadd", "vector", 500.0, 550.0),
     ... ))
     >>> overlap_cycles(timeline, "AIV 0.0", "V", "MTE2"), overlap_cycles(
@@ -347,8 +348,9 @@ def _percent(share: float) -> str:
     return f"{share * 100:.0f}%"
 
 
-def _hint(result: NpuLaunchResult, core: str, wait: PipeWait | None) -> str:
-    """What the longest wait suggests, with how much the copies overlapped V."""
+def _hint(result: NpuLaunchResult, core: str, waits: list[PipeWait]) -> str:
+    """What the long waits suggest, with how much the copies overlapped V: a barrier
+    first, then a copy-in waiting for a copy-out, then a vector unit nothing overlaps."""
     timeline = result.timeline
     v_busy = timeline.busy_cycles(core, "V")
     overlap = overlap_cycles(timeline, core, "V", *COPY_PIPES, in_flight=True) if v_busy else 0.0
@@ -356,33 +358,38 @@ def _hint(result: NpuLaunchResult, core: str, wait: PipeWait | None) -> str:
         f"copies (MTE2, MTE3) were in flight during {overlap:.0f} of the vector unit's "
         f"{v_busy:.0f} busy cycles on {core}"
     )
-    if wait is None:
-        return overlapped
-    if wait.flag.startswith("pipe_barrier"):
+    long = [wait for wait in waits if wait.cycles >= 0.25 * result.cycles]
+    flags = {wait.flag for wait in long}
+    if any(flag.startswith("pipe_barrier") for flag in flags):
         return (
             f'{overlapped}: a pipe_barrier("ALL") holds the scalar unit until every pipe is '
             "idle and every DMA has landed, so no step overlaps another; order only the two "
             "pipes that share a buffer, with a set_flag / wait_flag pair"
         )
-    match = _FLAG.match(wait.flag)
-    if match is None:
-        return overlapped
-    src, dst = match["src"], match["dst"]
-    if (src, dst) == ("MTE3", "MTE2"):
+    if "wait_flag MTE3->MTE2" in flags:
         return (
             f"{overlapped}: MTE2 waits for a copy-out before it copies the next tile in; with "
             "two buffers the next copy-in goes to the other buffer (with its own event id), "
             "so it waits only for the copy-out of two tiles ago"
         )
     if v_busy and overlap < 0.5 * v_busy:
-        return f"{overlapped}: {dst} stands idle until {src} is done; are you double-buffering?"
+        first = _FLAG.match(long[0].flag) if long else None
+        idle = f"{first['dst']} stands idle until {first['src']} is done; " if first else ""
+        return f"{overlapped}: {idle}are you double-buffering?"
     return overlapped
+
+
+def _wait_text(wait: PipeWait) -> str:
+    where = f", line{'s' if len(wait.lines) > 1 else ''} " if wait.lines else ""
+    where += ", ".join(str(line) for line in wait.lines)
+    return f"{wait.cycles:.0f} cycles on {wait.flag} ({wait.times} times{where})"
 
 
 def explain_over_budget(result: NpuLaunchResult, budget: float) -> str:
     """Why a run took more than ``budget`` cycles, as a profiler would say it: the
-    critical pipe and its share, the pipe of that core that waited most and on what,
-    how much the copies overlapped the vector unit, and what that suggests."""
+    critical pipe and its share, the longest wait of each pipe of that core (the pipe
+    that waited most first), how much the copies overlapped the vector unit, and what
+    that suggests."""
     cycles = result.cycles
     over = cycles / budget - 1 if budget else float("inf")
     critical = result.pipes[result.critical_pipe]
@@ -393,15 +400,16 @@ def explain_over_budget(result: NpuLaunchResult, budget: float) -> str:
         f"on {core} (HBM {_percent(result.hbm_share)})"
     )
     waits = pipe_waits(result, core)
-    top = waits[0] if waits else None
-    if top is not None:
-        where = f", line{'s' if len(top.lines) > 1 else ''} " if top.lines else ""
-        where += ", ".join(str(line) for line in top.lines)
-        text += (
-            f"; {top.pipe} waited the most: {top.cycles:.0f} cycles on {top.flag} "
-            f"({top.times} times{where})"
-        )
-    return f"{text}; {_hint(result, core, top)}"
+    longest: dict[str, PipeWait] = {}
+    for wait in waits:
+        if wait.pipe not in longest and wait.cycles >= 0.1 * cycles:
+            longest[wait.pipe] = wait
+    shown = list(longest.values())
+    if shown:
+        text += f"; {shown[0].pipe} waited the most: {_wait_text(shown[0])}"
+        if len(shown) > 1:
+            text += "; then " + "; ".join(f"{w.pipe}: {_wait_text(w)}" for w in shown[1:3])
+    return f"{text}; {_hint(result, core, shown)}"
 
 
 def expect_cycles_at_most(what: str, result: NpuLaunchResult, budget: float) -> None:

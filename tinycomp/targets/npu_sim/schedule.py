@@ -260,7 +260,7 @@ class _Scheduler:
         pipe = core.pipes[name]
         kind = {"set": "flag", "cross_set": "flag", "cross_wait": "wait", "barrier": "wait"}
         span_kind = kind.get(instruction.kind, instruction.kind)
-        detail = instruction.detail
+        detail, landed = instruction.detail, None
         if instruction.kind == "dma":
             landed = now + instruction.cycles
             pipe.landed_at = max(pipe.landed_at, landed)
@@ -271,7 +271,7 @@ class _Scheduler:
         elif instruction.kind not in ("wait", "cross_wait", "barrier") or now > started:
             self.spans.append(
                 Span(core.context.name, name, instruction.label, span_kind, started, now,
-                     instruction.line, detail)
+                     instruction.line, detail, landed)
             )  # fmt: skip
         pipe.busy = False
         pipe.free_at = now

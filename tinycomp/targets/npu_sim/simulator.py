@@ -55,7 +55,12 @@ from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import MemRefType
 from tinycomp.targets.npu_sim.core_context import CoreContext, CoreInterpreter
 from tinycomp.targets.npu_sim.cross_core import CrossCoreFlags, Turns, run_cores
-from tinycomp.targets.npu_sim.errors import UNCHANGED, NpuArgumentError, NpuLaunchError
+from tinycomp.targets.npu_sim.errors import (
+    UNCHANGED,
+    NpuArgumentError,
+    NpuLaunchError,
+    sanitizer_error,
+)
 from tinycomp.targets.npu_sim.preset import NpuPreset, lookup_npu_preset
 from tinycomp.targets.npu_sim.rules_compute import COMPUTE_RULES
 from tinycomp.targets.npu_sim.rules_data import DATA_RULES
@@ -237,6 +242,13 @@ def simulate(
         interpreter = CoreInterpreter(module, NPU_RULES, core)
         with np.errstate(all="ignore"):
             interpreter.call(_string(func, "sym_name") or "", values)
+        if core.pending_sets and sanitize:
+            (src, dst, event), op = next(iter(core.pending_sets.items()))
+            raise sanitizer_error(
+                "event", op, core.name,
+                f"set_flag {src}->{dst} event {event} is never waited on: the kernel ends "
+                "with the flag still set (each set_flag needs its wait_flag)",
+            )  # fmt: skip
 
     run_cores(cores, run_core, turns=turns)
     timed = schedule(chip, cores, sanitize=sanitize)

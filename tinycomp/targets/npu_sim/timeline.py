@@ -53,6 +53,8 @@ class Span:
     """The kernel's source line, where known."""
     detail: str = ""
     """More about it: ``"32768 B"``, ``"128 repeats"``, ``"64x64x64 (64 fractals)"``."""
+    landed: float | None = None
+    """For a DMA: when its bytes land, its latency after the span ends."""
 
     @property
     def cycles(self) -> float:

@@ -67,10 +67,18 @@ def kernels():
     b = RNG.standard_normal((512, 256)).astype(np.float16)
     return {
         "vector_add": (vector_add, (x, y, np.zeros_like(x), 2048, 2), 2, x + y),
-        "softmax_rows": (softmax_rows, (s, np.zeros_like(s), 4, 2), 1,
-                         e / e.sum(-1, keepdims=True)),  # fmt: skip
-        "cube_matmul": (cube_matmul, (a, b, np.zeros((128, 256), np.float32)), 2,
-                        a.astype(np.float32) @ b.astype(np.float32)),  # fmt: skip
+        "softmax_rows": (
+            softmax_rows,
+            (s, np.zeros_like(s), 4, 2),
+            1,
+            e / e.sum(-1, keepdims=True),
+        ),  # fmt: skip
+        "cube_matmul": (
+            cube_matmul,
+            (a, b, np.zeros((128, 256), np.float32)),
+            2,
+            a.astype(np.float32) @ b.astype(np.float32),
+        ),  # fmt: skip
     }
 
 

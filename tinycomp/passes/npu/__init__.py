@@ -5,10 +5,23 @@
                          loop-carried ones included
 ``insert_sync.py``       ``npu-insert-sync``: the fewest set_flag / wait_flag pairs that
                          make a kernel hazard-free, event ids assigned and reused
+``sub_block_split.py``   how a MIX 1:2 kernel's vector side is shared by its two vector
+                         cores: one dimension followed back through the producers, never
+                         a reduction cut in halves, a recorded reason for each fallback
 =======================  =============================================================
 """
 
 from tinycomp.passes.npu.insert_sync import NpuInsertSyncPass, SyncPair, insert_sync
+from tinycomp.passes.npu.sub_block_split import (
+    Fallback,
+    Replicated,
+    Split,
+    split_decision,
+    split_decisions,
+)
 from tinycomp.passes.npu.sync_analysis import Need, find_needs
 
-__all__ = ["Need", "NpuInsertSyncPass", "SyncPair", "find_needs", "insert_sync"]
+__all__ = [
+    "Fallback", "Need", "NpuInsertSyncPass", "Replicated", "Split", "SyncPair", "find_needs",
+    "insert_sync", "split_decision", "split_decisions",
+]  # fmt: skip

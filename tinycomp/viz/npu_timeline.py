@@ -8,8 +8,9 @@ compute and stores overlap, and slow where a pipe stands waiting on a flag.
 1. the cores: all that ran something, or those named, at most ``max_cores`` of them
    (the title says when some are left out);
 2. one row per pipe of a shown core that ran something, grouped by core, time in cycles
-   across: every op a box coloured by its kind (``KIND_COLORS``), every wait a hatched
-   grey box, so the eye finds where a pipe stood still and which pipes overlapped;
+   across: every op a box coloured by its kind (``KIND_COLORS``), every flag a tick
+   where it fired, every wait a hatched grey box, so the eye finds where a pipe stood
+   still, which flag let it go, and which pipes overlapped;
 3. the text twin: the run's cycles and microseconds, a table per shown core (each
    pipe's busy cycles, its utilisation of the whole run, its waiting cycles, its ops),
    and the ASCII strip of :mod:`~tinycomp.viz.npu_strip`, one row per pipe.
@@ -185,6 +186,10 @@ def npu_timeline_picture(
             if span.core not in shown:
                 continue
             y = row_of[span.core, span.pipe]
+            if span.kind == "flag":  # a flag takes no time: a tick where it fired
+                ax.plot([span.start, span.start], [y + 0.1, y + 0.9], color=KIND_COLORS["flag"],
+                        linewidth=1.0, solid_capstyle="butt")  # fmt: skip
+                continue
             ax.add_patch(_box(span, y))
             fits = span.cycles / total * width_in >= 0.068 * len(span.name) + 0.08
             if span.kind != "wait" and fits:

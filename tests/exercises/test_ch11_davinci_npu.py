@@ -44,18 +44,20 @@ from tinycomp.grading.checks import GradingFailure, expect_array_close, expect_i
 from tinycomp.grading.formatting import describe_value
 from tinycomp.grading.library_calls import library_answers_blocked
 from tinycomp.grading.npu_checks import (
-    dma_count,
-    expect_cycles_at_most,
     expect_flags_balanced,
     expect_npu_kernel,
     expect_own_kernel,
     format_bytes,
     launch_npu_kernel,
     nz_slice_counter_example,
-    overlap_cycles,
-    pipe_waits,
     sanitizer_feedback,
     ub_bill,
+)
+from tinycomp.grading.npu_timeline_checks import (
+    dma_count,
+    expect_cycles_at_most,
+    overlap_cycles,
+    pipe_waits,
 )
 from tinycomp.targets.npu_sim.preset import lookup_npu_preset
 

@@ -17,14 +17,8 @@ from tests.exercises import test_ch11_davinci_npu as graded
 from tinycomp import npu
 from tinycomp.grading.checks import GradingFailure
 from tinycomp.grading.loader import load_implementation
-from tinycomp.grading.npu_checks import (
-    dma_count,
-    explain_over_budget,
-    nz_slice_counter_example,
-    pipe_waits,
-    ub_bill,
-    unbalanced_flags,
-)
+from tinycomp.grading.npu_checks import nz_slice_counter_example, ub_bill, unbalanced_flags
+from tinycomp.grading.npu_timeline_checks import dma_count, explain_over_budget, pipe_waits
 from tinycomp.testing.npu_kernels import vector_add
 
 ROOT = Path(__file__).resolve().parents[2]

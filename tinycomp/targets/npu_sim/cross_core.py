@@ -37,7 +37,7 @@ from typing import Any
 
 from tinycomp.targets.npu_sim.errors import UNCHANGED, NpuSanitizerError
 
-__all__ = ["CrossCoreFlags", "Turns", "run_cores"]
+__all__ = ["CrossCoreFlags", "Turns", "run_cores", "scopes_of"]
 
 
 class _Abort(Exception):
@@ -192,3 +192,19 @@ class CrossCoreFlags:
         if mode == 2:
             self.counters[(core, flag)] -= 1
         self.waits[(core, flag)] += 1
+
+
+def scopes_of(cores: Sequence[Any]) -> dict[tuple[int, str], list[str]]:
+    """Which cores a cross-core set of each mode reaches (see ``sync.py`` of the dialect)."""
+    scopes: dict[tuple[int, str], list[str]] = {}
+    by_kind: dict[str, list[str]] = defaultdict(list)
+    groups: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for core in cores:
+        by_kind[core.kind].append(core.name)
+        groups[core.group][core.kind].append(core.name)
+    for core in cores:
+        scopes[(0, core.name)] = by_kind[core.kind]
+        scopes[(1, core.name)] = groups[core.group]["aiv"]
+        other = "aiv" if core.kind == "aic" else "aic"
+        scopes[(2, core.name)] = groups[core.group][other]
+    return scopes

@@ -38,9 +38,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tinycomp.targets.npu_sim.instruction import Access, overlaps
+from tinycomp.targets.npu_sim.errors import NpuSanitizerError, op_text, sanitizer_error
+from tinycomp.targets.npu_sim.instruction import Access, Instruction, overlaps
 
-__all__ = ["HazardLog", "Kept"]
+__all__ = ["HazardLog", "Kept", "hazard_error"]
 
 PAGE = 4096
 """Bytes of the pages the kept accesses are filed in."""
@@ -111,3 +112,39 @@ class HazardLog:
         low, high = access.hull
         for page in range(low // PAGE, (high - 1) // PAGE + 1):
             pages.setdefault(page, []).append(entry)
+
+
+def hazard_error(
+    instruction: Instruction, agent: tuple[str, str], earlier: Instruction,
+    earlier_agent: tuple[str, str], access, *, swapped: bool = False,
+) -> NpuSanitizerError:  # fmt: skip
+    """The message of a hazard: both ops, their pipes, the bytes, the missing flag (set
+    after the op that comes first in the program, waited before the other: ``swapped``
+    when that is ``instruction``, though ``earlier`` started first)."""
+    core, pipe = agent
+    other_core, other_pipe = earlier_agent
+    low, high = access.hull
+    where, name = access.region
+    region = f"GM array {name}" if where == "GM" else f"{name} of {where}"
+    verb = "writes" if access.write else "reads"
+    other_verb = "writes" if any(a.write for a in earlier.accesses if a.region == access.region) \
+        else "reads"  # fmt: skip
+    if core == other_core:
+        first, second = (instruction, earlier) if swapped else (earlier, instruction)
+        src, dst = (pipe, other_pipe) if swapped else (other_pipe, pipe)
+        fix = (
+            f"put set_flag {src}->{dst} after {op_text(first.op)} and wait_flag "
+            f"{src}->{dst} before {op_text(second.op)}"
+        )
+    else:
+        fix = (
+            f"{other_core} must cross_core_set a flag after {op_text(earlier.op)} and "
+            f"{core} cross_core_wait on it before {op_text(instruction.op)}"
+        )
+    return sanitizer_error(
+        "hazard", instruction.op, core,
+        f"{instruction.label} on pipe {pipe} {verb} {region} bytes [{low}, {high}) that "
+        f"{op_text(earlier.op)} ({earlier.label} on pipe {other_pipe}"
+        f"{'' if core == other_core else ' of ' + other_core}) {other_verb}, and nothing "
+        f"orders the two: {fix}",
+    )  # fmt: skip

@@ -104,7 +104,6 @@ class Instruction:
     scalar_ops: int = 0
     """Scalar ops the core ran since the previous instruction."""
     detail: str = ""
-    extra: dict = field(default_factory=dict)
 
     @property
     def line(self) -> int | None:

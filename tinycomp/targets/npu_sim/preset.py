@@ -42,6 +42,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from tinycomp.dialects.npu.spaces import DMA_PATHS
+
 __all__ = ["BUFFERS", "NPU_PRESETS", "NpuPreset", "PATHS", "lookup_npu_preset"]
 
 KB = 1024
@@ -49,18 +51,9 @@ KB = 1024
 BUFFERS = ("L1", "L0A", "L0B", "L0C", "BT", "FB", "UB")
 """The on-chip buffers: beside the cube (L1 ... FB) and in each vector core (UB)."""
 
-PATHS = {
-    ("GM", "L1"): "MTE2",
-    ("GM", "L0A"): "MTE2",
-    ("GM", "L0B"): "MTE2",
-    ("GM", "UB"): "MTE2",
-    ("L1", "L0A"): "MTE1",
-    ("L1", "L0B"): "MTE1",
-    ("UB", "GM"): "MTE3",
-    ("L0C", "GM"): "FIX",
-    ("L0C", "L1"): "FIX",
-}
-"""Every DMA path, (source, destination) -> the pipe that runs it."""
+PATHS = DMA_PATHS
+"""Every DMA path, (source, destination) -> the pipe that runs it (the npu dialect's
+table: a copy's pipe is its path's)."""
 
 
 @dataclass(frozen=True)

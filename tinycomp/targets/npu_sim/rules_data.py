@@ -50,12 +50,8 @@ def _position_rule(attribute: str):
     def rule(op: Operation, operands: list[Any], interp: Any) -> list[Any]:
         return [np.int64(getattr(interp.core, attribute))]
 
-    rule.__doc__ = f"``{op_name(attribute)}``: the core's ``{attribute}``."
+    rule.__doc__ = f"``npu.{attribute}``: the core's ``{attribute}``."
     return rule
-
-
-def op_name(attribute: str) -> str:
-    return "npu." + attribute
 
 
 def check_positions(

@@ -9,7 +9,8 @@ the machine (hardware notes, section 6):
 2. every pipe takes its queue in order; an instruction starts when the pipe is free and
    it has been dispatched; a ``wait_flag`` holds its pipe until the matching
    ``set_flag`` has run on the other pipe (and clears the flag); a cross-core wait
-   likewise; ``pipe_barrier ALL`` holds ``S`` until every pipe of the core is idle;
+   likewise (the flags' state: ``flag_board.py``); ``pipe_barrier ALL`` holds ``S``
+   until every pipe of the core is idle;
 3. a vector op lasts its startup plus repeats, an ``mmad`` its fractals plus setup; a
    DMA holds its pipe while it moves its bytes, at the path's rate, or, to or from GM,
    sharing the L2 and the HBM with every other DMA moving at the same time
@@ -31,14 +32,16 @@ bytes each core moved through HBM.
 from __future__ import annotations
 
 import heapq
-from collections import defaultdict, deque
+from collections import deque
 from dataclasses import dataclass, field
 from itertools import count
 
 from tinycomp.targets.npu_sim.core_context import CoreContext
+from tinycomp.targets.npu_sim.cross_core import scopes_of
 from tinycomp.targets.npu_sim.errors import UNCHANGED, NpuSanitizerError, op_text, sanitizer_error
+from tinycomp.targets.npu_sim.flag_board import FlagBoard
 from tinycomp.targets.npu_sim.fluid_hbm import FluidHbm
-from tinycomp.targets.npu_sim.hazards import HazardLog
+from tinycomp.targets.npu_sim.hazards import HazardLog, hazard_error
 from tinycomp.targets.npu_sim.instruction import Instruction
 from tinycomp.targets.npu_sim.l2_cache import L2Cache, lines_of
 from tinycomp.targets.npu_sim.preset import NpuPreset
@@ -102,12 +105,7 @@ class _Scheduler:
         self.sequence = count()
         self.spans: list[Span] = []
         self.hazards = HazardLog()
-        self.flags: dict[tuple, tuple[float, Clock, Instruction]] = {}
-        self.flag_waiters: dict[tuple, tuple[_Core, str]] = {}
-        self.cross_counts: dict[tuple, list[tuple[float, Clock]]] = defaultdict(list)
-        self.cross_sets: dict[tuple, list[tuple[float, Clock]]] = defaultdict(list)
-        self.cross_waits: dict[tuple, int] = defaultdict(int)
-        self.cross_waiters: dict[tuple, tuple[_Core, str]] = {}
+        self.board = FlagBoard(scopes_of(cores), sanitize)
         self.hbm = FluidHbm(preset.hbm_bytes_per_cycle, preset.l2_bytes_per_cycle)
         self.hbm_version = 0
         self.hbm_bytes = 0
@@ -115,7 +113,6 @@ class _Scheduler:
         self.l2 = L2Cache(preset.gm_line_bytes, preset.l2_bytes)
         self.moving: dict[int, tuple[_Core, str, Instruction, float]] = {}
         self.last_landing = 0.0
-        self.scopes = scopes_of(cores)
 
     # -- the event loop ------------------------------------------------------------------
     def push(self, time: float, kind: str, *payload: object) -> None:
@@ -314,18 +311,7 @@ class _Scheduler:
         self.replan_hbm()
 
     # -- flags ---------------------------------------------------------------------------------
-    def flag_key(self, core: _Core, instruction: Instruction) -> tuple:
-        return (core.context.name, *instruction.flag)
-
     def may_pass(self, core: _Core, name: str, instruction: Instruction, now: float) -> bool:
-        if instruction.kind == "wait":
-            key = self.flag_key(core, instruction)
-            if key in self.flags and self.flags[key][0] <= now:
-                return True
-            if key in self.flags:  # set, but it fires when its pipe's DMAs have landed
-                self.push(self.flags[key][0], "pipe", core, name)
-            self.flag_waiters[key] = (core, name)
-            return False
         if instruction.kind == "barrier":
             if instruction.flag[0] != "ALL":
                 return True
@@ -337,21 +323,10 @@ class _Scheduler:
                 self.push(landed, "pipe", core, name)
                 return False
             return True
-        flag, mode = instruction.flag
-        me = core.context.name
-        if mode == 2:
-            sets, needed = self.cross_counts[(me, flag)], 1
-        else:
-            scope = self.scopes[(mode, me)]
-            needed = (self.cross_waits[(me, flag, mode)] + 1) * len(scope)
-            sets = self.cross_sets[(mode, tuple(scope), flag)]
-        fired = sorted(fire for fire, _ in sets)
-        if len(fired) >= needed and fired[needed - 1] <= now:
-            return True
-        if len(fired) >= needed:
-            self.push(fired[needed - 1], "pipe", core, name)
-        self.cross_waiters[(me, flag)] = (core, name)
-        return False
+        ready, fires = self.board.ready(core.context.name, instruction, now, (core, name))
+        if fires is not None:  # set already, but it fires when its pipe's DMAs have landed
+            self.push(fires, "pipe", core, name)
+        return ready
 
     def passed(self, core: _Core, name: str, instruction: Instruction, now: float) -> None:
         """A wait that may pass takes its flag and the setter's clock; its span shows how
@@ -366,23 +341,13 @@ class _Scheduler:
                 Span(core.context.name, name, instruction.label, "wait", since, now,
                      instruction.line, "blocked")
             )  # fmt: skip
-        me = core.context.name
-        if instruction.kind == "wait":
-            _, clock, _ = self.flags.pop(self.flag_key(core, instruction))
-            merge(pipe.clock, clock)
-        elif instruction.kind == "barrier":
+        if instruction.kind == "barrier":
             for other_name, other in core.pipes.items():
                 if other_name != name:
                     merge(pipe.clock, other.clock)
-        else:
-            flag, mode = instruction.flag
-            if mode == 2:
-                merge(pipe.clock, self.cross_counts[(me, flag)].pop(0)[1])
-            else:
-                scope = tuple(self.scopes[(mode, me)])
-                for _, clock in self.cross_sets[(mode, scope, flag)]:
-                    merge(pipe.clock, clock)
-                self.cross_waits[(me, flag, mode)] += 1
+            return
+        for clock in self.board.take(core.context.name, instruction):
+            merge(pipe.clock, clock)
 
     def raise_flag(self, core: _Core, name: str, instruction: Instruction, now: float) -> None:
         """A set goes out at ``now`` and fires once the pipe's DMAs have landed."""
@@ -393,32 +358,8 @@ class _Scheduler:
             Span(me, name, instruction.label, "flag", fire, fire, instruction.line,
                  "" if fire == now else f"issued at cycle {now:.0f}")
         )  # fmt: skip
-        if instruction.kind == "set":
-            key = self.flag_key(core, instruction)
-            if key in self.flags and self.sanitize:
-                earlier = self.flags[key][2]
-                src, dst, event = instruction.flag
-                raise sanitizer_error(
-                    "event", instruction.op, me,
-                    f"set_flag {src}->{dst} event {event} is set again before a wait_flag "
-                    f"took the set of {op_text(earlier.op)}: each set needs its wait first",
-                )  # fmt: skip
-            self.flags[key] = (fire, dict(pipe.clock), instruction)
-            waiter = self.flag_waiters.pop(key, None)
-            if waiter is not None:
-                self.push(fire, "pipe", waiter[0], waiter[1])
-            return
-        flag, mode = instruction.flag
-        targets = self.scopes[(mode, me)]
-        if mode == 2:
-            for target in targets:
-                self.cross_counts[(target, flag)].append((fire, dict(pipe.clock)))
-        else:
-            self.cross_sets[(mode, tuple(targets), flag)].append((fire, dict(pipe.clock)))
-        for target in targets:
-            waiter = self.cross_waiters.pop((target, flag), None)
-            if waiter is not None:
-                self.push(fire, "pipe", waiter[0], waiter[1])
+        for waiter, pipe_name in self.board.post(me, instruction, fire, dict(pipe.clock)):
+            self.push(fire, "pipe", waiter, pipe_name)
 
     # -- the sanitizer ------------------------------------------------------------------------
     def check_hazards(self, instruction: Instruction, agent: tuple[str, str], clock: Clock) -> None:
@@ -478,58 +419,6 @@ def merge(clock: Clock, other: Clock) -> None:
     for agent, tick in other.items():
         if tick > clock.get(agent, 0):
             clock[agent] = tick
-
-
-def hazard_error(
-    instruction: Instruction, agent: tuple[str, str], earlier: Instruction,
-    earlier_agent: tuple[str, str], access, *, swapped: bool = False,
-) -> NpuSanitizerError:  # fmt: skip
-    """The message of a hazard: both ops, their pipes, the bytes, the missing flag (set
-    after the op that comes first in the program, waited before the other: ``swapped``
-    when that is ``instruction``, though ``earlier`` started first)."""
-    core, pipe = agent
-    other_core, other_pipe = earlier_agent
-    low, high = access.hull
-    where, name = access.region
-    region = f"GM array {name}" if where == "GM" else f"{name} of {where}"
-    verb = "writes" if access.write else "reads"
-    other_verb = "writes" if any(a.write for a in earlier.accesses if a.region == access.region) \
-        else "reads"  # fmt: skip
-    if core == other_core:
-        first, second = (instruction, earlier) if swapped else (earlier, instruction)
-        src, dst = (pipe, other_pipe) if swapped else (other_pipe, pipe)
-        fix = (
-            f"put set_flag {src}->{dst} after {op_text(first.op)} and wait_flag "
-            f"{src}->{dst} before {op_text(second.op)}"
-        )
-    else:
-        fix = (
-            f"{other_core} must cross_core_set a flag after {op_text(earlier.op)} and "
-            f"{core} cross_core_wait on it before {op_text(instruction.op)}"
-        )
-    return sanitizer_error(
-        "hazard", instruction.op, core,
-        f"{instruction.label} on pipe {pipe} {verb} {region} bytes [{low}, {high}) that "
-        f"{op_text(earlier.op)} ({earlier.label} on pipe {other_pipe}"
-        f"{'' if core == other_core else ' of ' + other_core}) {other_verb}, and nothing "
-        f"orders the two: {fix}",
-    )  # fmt: skip
-
-
-def scopes_of(cores: list[CoreContext]) -> dict[tuple[int, str], list[str]]:
-    """Which cores a cross-core set of each mode reaches (see ``sync.py`` of the dialect)."""
-    scopes: dict[tuple[int, str], list[str]] = {}
-    by_kind: dict[str, list[str]] = defaultdict(list)
-    groups: dict[int, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for core in cores:
-        by_kind[core.kind].append(core.name)
-        groups[core.group][core.kind].append(core.name)
-    for core in cores:
-        scopes[(0, core.name)] = by_kind[core.kind]
-        scopes[(1, core.name)] = groups[core.group]["aiv"]
-        other = "aiv" if core.kind == "aic" else "aic"
-        scopes[(2, core.name)] = groups[core.group][other]
-    return scopes
 
 
 def schedule(preset: NpuPreset, cores: list[CoreContext], *, sanitize: bool = True) -> Schedule:

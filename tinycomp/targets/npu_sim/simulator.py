@@ -54,7 +54,7 @@ from tinycomp.ir.location import describe_location
 from tinycomp.ir.operation import Operation
 from tinycomp.ir.types import MemRefType
 from tinycomp.targets.npu_sim.core_context import CoreContext, CoreInterpreter
-from tinycomp.targets.npu_sim.cross_core import CrossCoreFlags, Turns, run_cores
+from tinycomp.targets.npu_sim.cross_core import CrossCoreFlags, Turns, run_cores, scopes_of
 from tinycomp.targets.npu_sim.errors import (
     UNCHANGED,
     NpuArgumentError,
@@ -65,7 +65,7 @@ from tinycomp.targets.npu_sim.preset import NpuPreset, lookup_npu_preset
 from tinycomp.targets.npu_sim.rules_compute import COMPUTE_RULES
 from tinycomp.targets.npu_sim.rules_data import DATA_RULES
 from tinycomp.targets.npu_sim.rules_sync import SYNC_RULES, pipes_of
-from tinycomp.targets.npu_sim.schedule import Schedule, schedule, scopes_of
+from tinycomp.targets.npu_sim.schedule import Schedule, schedule
 
 __all__ = ["KERNEL_TYPES", "NPU_RULES", "NpuRun", "find_kernel", "simulate"]
 
